@@ -59,8 +59,16 @@ pub struct ConfigError {
 impl ConfigError {
     /// A new error for `field`.
     #[must_use]
-    pub fn new(code: ConfigErrorCode, field: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError { code, field: field.into(), message: message.into() }
+    pub fn new(
+        code: ConfigErrorCode,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> Self {
+        ConfigError {
+            code,
+            field: field.into(),
+            message: message.into(),
+        }
     }
 
     /// The stable code.
@@ -87,7 +95,13 @@ impl fmt::Display for ConfigError {
         if self.field.is_empty() {
             write!(f, "{}: {}", self.code.as_str(), self.message)
         } else {
-            write!(f, "{} at `{}`: {}", self.code.as_str(), self.field, self.message)
+            write!(
+                f,
+                "{} at `{}`: {}",
+                self.code.as_str(),
+                self.field,
+                self.message
+            )
         }
     }
 }
@@ -136,7 +150,10 @@ impl InputError {
     /// A new error.
     #[must_use]
     pub fn new(code: InputErrorCode, message: impl Into<String>) -> Self {
-        InputError { code, message: message.into() }
+        InputError {
+            code,
+            message: message.into(),
+        }
     }
 
     /// The stable code.

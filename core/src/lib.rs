@@ -7,13 +7,29 @@
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
+pub mod call;
+pub mod classify;
+pub mod config;
+pub mod deadline;
+pub mod decision;
 pub mod error;
 pub mod hints;
 pub mod httpdate;
 pub mod key;
+pub mod observation;
+pub mod outcome;
+pub mod policy;
 pub mod record;
 pub mod rng;
 pub mod time;
 
+pub use call::{Call, CallSpec};
+pub use classify::{Class, Method, NetworkErrorKind};
+pub use config::Config;
+pub use decision::{
+    Admission, AttemptPlan, Decision, DelaySource, Done, GiveUp, Matched, Retry, StopReason,
+};
 pub use error::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
+pub use outcome::{Outcome, OutcomeKind};
+pub use policy::Policy;
 pub use time::{Instant, MonotonicClamp, WallClock};

@@ -10,7 +10,9 @@
 use serde::{Deserialize, Serialize};
 
 /// A point on the host's monotonic clock, in milliseconds since the host's origin.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct Instant(u64);
 
@@ -59,7 +61,9 @@ impl MonotonicClamp {
     /// A clamp that has seen nothing yet.
     #[must_use]
     pub const fn new() -> Self {
-        MonotonicClamp { latest: Instant::ZERO }
+        MonotonicClamp {
+            latest: Instant::ZERO,
+        }
     }
 
     /// The reading to use: `now`, or the latest reading if `now` is earlier.
@@ -79,7 +83,9 @@ impl MonotonicClamp {
 
 /// A wall-clock reading in Unix milliseconds (UTC), passed by the host where
 /// an absolute date matters. It is never used to measure durations.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
 #[serde(transparent)]
 pub struct WallClock(u64);
 
@@ -104,16 +110,31 @@ mod tests {
     #[test]
     fn backwards_time_is_clamped() {
         let mut clamp = MonotonicClamp::new();
-        assert_eq!(clamp.observe(Instant::from_millis(100)), Instant::from_millis(100));
-        assert_eq!(clamp.observe(Instant::from_millis(40)), Instant::from_millis(100));
-        assert_eq!(clamp.observe(Instant::from_millis(150)), Instant::from_millis(150));
+        assert_eq!(
+            clamp.observe(Instant::from_millis(100)),
+            Instant::from_millis(100)
+        );
+        assert_eq!(
+            clamp.observe(Instant::from_millis(40)),
+            Instant::from_millis(100)
+        );
+        assert_eq!(
+            clamp.observe(Instant::from_millis(150)),
+            Instant::from_millis(150)
+        );
     }
 
     #[test]
     fn arithmetic_saturates() {
         let far = Instant::from_millis(u64::MAX - 1);
         assert_eq!(far.saturating_add(10).as_millis(), u64::MAX);
-        assert_eq!(Instant::from_millis(5).saturating_since(Instant::from_millis(9)), 0);
-        assert_eq!(Instant::from_millis(9).saturating_since(Instant::from_millis(5)), 4);
+        assert_eq!(
+            Instant::from_millis(5).saturating_since(Instant::from_millis(9)),
+            0
+        );
+        assert_eq!(
+            Instant::from_millis(9).saturating_since(Instant::from_millis(5)),
+            4
+        );
     }
 }

@@ -1,0 +1,39 @@
+# stoic: a sans-IO resilience engine (Rust core, JS and Python bindings).
+# `make` lists the targets. The README's set-up is `make demo` and `make test`.
+
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+CARGO ?= cargo
+
+.PHONY: help
+help: ## List the targets
+	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}'
+
+.PHONY: tools
+tools: ## Install what the build needs and is missing (skips what is present)
+	@scripts/ensure-tools.sh
+
+.PHONY: demo
+demo: tools ## Build and run the main demo
+	$(CARGO) run --quiet --locked -p stoic-core --example demo
+
+.PHONY: test
+test: tools lint test-rust ## Install what is missing, build everything, run every suite
+
+.PHONY: lint
+lint: ## cargo fmt --check and clippy -D warnings
+	$(CARGO) fmt --all -- --check
+	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
+
+.PHONY: test-rust
+test-rust: ## Rust unit, scenario, vector and property tests
+	$(CARGO) test --locked --workspace
+
+.PHONY: bench
+bench: ## Criterion benchmarks of the decision path (figures go to bench/README.md)
+	$(CARGO) bench --locked -p stoic-bench
+
+.PHONY: fuzz
+fuzz: ## Run the fuzz targets for a minute each (needs cargo-fuzz; not part of CI)
+	@scripts/fuzz.sh

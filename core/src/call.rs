@@ -1,0 +1,154 @@
+//! One logical operation and everything the engine remembers about it.
+
+use std::sync::Arc;
+
+use crate::backoff::Backoff;
+use crate::classify::{Class, Method};
+use crate::deadline::Deadline;
+use crate::decision::{Done, GiveUp, Matched};
+use crate::rng::SplitMix64;
+use crate::time::Instant;
+
+/// What the host says about a call when it starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CallSpec<'a> {
+    /// A name for logs and records (`create_order`).
+    pub operation: &'a str,
+    /// Repeating the operation is harmless (an idempotent method, or an
+    /// operation the caller knows to be idempotent).
+    pub idempotent: bool,
+    /// The idempotency key, made once before the first attempt
+    /// ([`crate::key::idempotency_key`] or [`crate::key::random_key`]) and
+    /// carried by every attempt. A key makes an ambiguous failure safe to
+    /// retry: the server deduplicates on it.
+    pub idempotency_key: Option<&'a str>,
+}
+
+impl<'a> CallSpec<'a> {
+    /// A non-HTTP operation that is not known to be idempotent.
+    #[must_use]
+    pub const fn new(operation: &'a str) -> Self {
+        CallSpec {
+            operation,
+            idempotent: false,
+            idempotency_key: None,
+        }
+    }
+
+    /// An HTTP request: idempotent when its method is (RFC 9110 §9.2.2).
+    #[must_use]
+    pub const fn http(operation: &'a str, method: Method) -> Self {
+        CallSpec {
+            operation,
+            idempotent: method.is_idempotent(),
+            idempotency_key: None,
+        }
+    }
+
+    /// The same spec, marked idempotent or not.
+    #[must_use]
+    pub const fn idempotent(mut self, idempotent: bool) -> Self {
+        self.idempotent = idempotent;
+        self
+    }
+
+    /// The same spec carrying an idempotency key.
+    #[must_use]
+    pub const fn with_key(mut self, key: &'a str) -> Self {
+        self.idempotency_key = Some(key);
+        self
+    }
+}
+
+/// Where a call is in its life.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Phase {
+    /// Started, no attempt yet.
+    Ready,
+    /// An attempt was admitted at `started`.
+    InFlight { started: Instant },
+    /// A retry was decided; the next attempt may start at `until`.
+    Waiting { until: Instant },
+    /// Over: every later question gets this answer again.
+    Finished(Final),
+}
+
+/// How a finished call ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Final {
+    Done(Done),
+    GiveUp(GiveUp),
+}
+
+/// One logical operation: its key, deadline, attempt count and backoff state.
+///
+/// The host owns it and hands it back to the policy at each step. Its
+/// idempotency key is fixed at start and returned with every attempt plan
+/// (seed 000: "generate the idempotency key once, before the first attempt").
+#[derive(Clone, Debug)]
+pub struct Call {
+    pub(crate) id: u64,
+    pub(crate) operation: Box<str>,
+    pub(crate) idempotent: bool,
+    pub(crate) key: Option<Arc<str>>,
+    pub(crate) deadline: Deadline,
+    pub(crate) attempts: u32,
+    pub(crate) retries: u32,
+    pub(crate) backoff: Backoff,
+    pub(crate) rng: SplitMix64,
+    pub(crate) phase: Phase,
+    pub(crate) last: Option<(Matched, Class)>,
+}
+
+impl Call {
+    /// The policy-unique id of this call.
+    #[must_use]
+    pub const fn id(&self) -> u64 {
+        self.id
+    }
+
+    /// The operation name.
+    #[must_use]
+    pub fn operation(&self) -> &str {
+        &self.operation
+    }
+
+    /// The idempotency key, the same for every attempt.
+    #[must_use]
+    pub fn idempotency_key(&self) -> Option<&str> {
+        self.key.as_deref()
+    }
+
+    /// Attempts admitted or observed so far.
+    #[must_use]
+    pub const fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// Retries decided so far.
+    #[must_use]
+    pub const fn retries(&self) -> u32 {
+        self.retries
+    }
+
+    /// The call's deadline.
+    #[must_use]
+    pub const fn deadline(&self) -> &Deadline {
+        &self.deadline
+    }
+
+    /// Whether the call is over.
+    #[must_use]
+    pub const fn is_finished(&self) -> bool {
+        matches!(self.phase, Phase::Finished(_))
+    }
+
+    /// When the next attempt may start, while waiting after a retry decision.
+    #[must_use]
+    pub const fn next_attempt_at(&self) -> Option<Instant> {
+        match self.phase {
+            Phase::Waiting { until } => Some(until),
+            _ => None,
+        }
+    }
+}

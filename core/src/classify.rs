@@ -1,0 +1,431 @@
+//! Outcome -> class: is this failure transient, deterministic or ambiguous?
+//!
+//! Seed 000: "Sort every failure into transient or deterministic, because they
+//! need opposite treatment." Transient failures are retried by the engine;
+//! deterministic ones go back to the caller as an observation, because the
+//! retry is a *different* request. Ambiguous failures (the request may have
+//! been applied: a reset or a read timeout after it was sent) are retried only
+//! when repeating them is harmless: an idempotent method (RFC 9110 §9.2.2) or
+//! an idempotency key the server deduplicates on.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ConfigError, ConfigErrorCode};
+
+/// What an outcome means for the next step.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Class {
+    /// The call did what it was asked.
+    Success,
+    /// The same request would probably succeed a little later.
+    Transient,
+    /// The same request will fail the same way forever.
+    Deterministic,
+    /// The request may or may not have been applied.
+    Ambiguous,
+}
+
+impl Class {
+    /// The stable code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            Class::Success => "success",
+            Class::Transient => "transient",
+            Class::Deterministic => "deterministic",
+            Class::Ambiguous => "ambiguous",
+        }
+    }
+
+    /// The class named by `code`.
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<Class> {
+        match code {
+            "success" => Some(Class::Success),
+            "transient" => Some(Class::Transient),
+            "deterministic" => Some(Class::Deterministic),
+            "ambiguous" => Some(Class::Ambiguous),
+            _ => None,
+        }
+    }
+}
+
+/// A failure that produced no HTTP response, as the host observed it.
+///
+/// The split that matters is *before* versus *after* the request left: a
+/// refused connection cannot have been applied, a read timeout may have been.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NetworkErrorKind {
+    /// The peer refused the connection (ECONNREFUSED).
+    ConnectRefused,
+    /// Connecting took longer than the connect timeout.
+    ConnectTimeout,
+    /// The host name did not resolve.
+    DnsFailure,
+    /// The connection was reset or closed before the request was fully sent.
+    ResetBeforeSend,
+    /// The connection was reset or closed after the request was sent, before a response.
+    ResetAfterSend,
+    /// No response within the per-attempt timeout after the request was sent.
+    ReadTimeout,
+    /// A failure the host could not place before or after sending.
+    Unknown,
+}
+
+impl NetworkErrorKind {
+    /// Every kind, in code order.
+    pub const ALL: [NetworkErrorKind; 7] = [
+        NetworkErrorKind::ConnectRefused,
+        NetworkErrorKind::ConnectTimeout,
+        NetworkErrorKind::DnsFailure,
+        NetworkErrorKind::ResetBeforeSend,
+        NetworkErrorKind::ResetAfterSend,
+        NetworkErrorKind::ReadTimeout,
+        NetworkErrorKind::Unknown,
+    ];
+
+    /// The stable code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            NetworkErrorKind::ConnectRefused => "connect_refused",
+            NetworkErrorKind::ConnectTimeout => "connect_timeout",
+            NetworkErrorKind::DnsFailure => "dns_failure",
+            NetworkErrorKind::ResetBeforeSend => "reset_before_send",
+            NetworkErrorKind::ResetAfterSend => "reset_after_send",
+            NetworkErrorKind::ReadTimeout => "read_timeout",
+            NetworkErrorKind::Unknown => "unknown",
+        }
+    }
+
+    /// The kind named by `code`.
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<NetworkErrorKind> {
+        NetworkErrorKind::ALL.into_iter().find(|k| k.code() == code)
+    }
+
+    /// The default class: transient when the request cannot have left,
+    /// ambiguous when it may have been applied (an unknown failure is treated
+    /// as the riskier case).
+    #[must_use]
+    pub const fn default_class(self) -> Class {
+        match self {
+            NetworkErrorKind::ConnectRefused
+            | NetworkErrorKind::ConnectTimeout
+            | NetworkErrorKind::DnsFailure
+            | NetworkErrorKind::ResetBeforeSend => Class::Transient,
+            NetworkErrorKind::ResetAfterSend
+            | NetworkErrorKind::ReadTimeout
+            | NetworkErrorKind::Unknown => Class::Ambiguous,
+        }
+    }
+}
+
+/// The default class of an HTTP status.
+///
+/// Transient: 408, 425, 429, 500, 502, 503, 504, and the 5xx codes not listed
+/// as deterministic (507, 508, 509, ... are server-side conditions that can
+/// clear). Deterministic: every other 4xx, and 501 Not Implemented, 505 HTTP
+/// Version Not Supported, 506 Variant Also Negotiates, 510 Not Extended and
+/// 511 Network Authentication Required, which no wait will change. Below 400
+/// is success (the host follows redirects itself). Codes outside 100..=599
+/// are treated as deterministic: a server that sends them is broken in a way
+/// retrying will not fix.
+#[must_use]
+pub const fn default_status_class(status: u16) -> Class {
+    match status {
+        100..=399 => Class::Success,
+        408 | 425 | 429 => Class::Transient,
+        400..=499 => Class::Deterministic,
+        501 | 505 | 506 | 510 | 511 => Class::Deterministic,
+        500..=599 => Class::Transient,
+        _ => Class::Deterministic,
+    }
+}
+
+/// Whether an ambiguous failure may be retried.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AmbiguousRetry {
+    /// Only when the method is idempotent or the call carries an idempotency key.
+    #[default]
+    IfIdempotent,
+    /// Always (the caller knows repetition is harmless).
+    Always,
+    /// Never.
+    Never,
+}
+
+impl AmbiguousRetry {
+    /// The stable code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            AmbiguousRetry::IfIdempotent => "if_idempotent",
+            AmbiguousRetry::Always => "always",
+            AmbiguousRetry::Never => "never",
+        }
+    }
+
+    /// The mode named by `code`.
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<AmbiguousRetry> {
+        match code {
+            "if_idempotent" => Some(AmbiguousRetry::IfIdempotent),
+            "always" => Some(AmbiguousRetry::Always),
+            "never" => Some(AmbiguousRetry::Never),
+            _ => None,
+        }
+    }
+}
+
+/// Classification settings: per-status and per-network-kind overrides.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ClassifyConfig {
+    /// Status -> class overrides (e.g. `409 -> transient` for an API that
+    /// uses 409 for "try again").
+    pub status: BTreeMap<u16, Class>,
+    /// Network kind -> class overrides.
+    pub network: BTreeMap<NetworkErrorKind, Class>,
+    /// Whether ambiguous failures may be retried.
+    pub ambiguous: AmbiguousRetry,
+}
+
+impl ClassifyConfig {
+    /// Checks the overrides. `field_prefix` is the dotted path of this section.
+    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
+        for status in self.status.keys() {
+            if !(100..=599).contains(status) {
+                return Err(ConfigError::new(
+                    ConfigErrorCode::OutOfRange,
+                    format!("{field_prefix}.status.{status}"),
+                    "an HTTP status is between 100 and 599",
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Classifies outcomes with a config's overrides, in O(1).
+///
+/// The status table is built once at construction so the hot path is an
+/// array read, not a map lookup.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Classifier {
+    status_table: Box<[Class; 500]>,
+    overridden: Box<[bool; 500]>,
+    network: [Class; 7],
+    ambiguous: AmbiguousRetry,
+}
+
+impl Classifier {
+    /// A classifier for a validated config.
+    #[must_use]
+    pub fn new(config: &ClassifyConfig) -> Classifier {
+        let mut status_table = Box::new([Class::Deterministic; 500]);
+        let mut overridden = Box::new([false; 500]);
+        for (slot, status) in status_table.iter_mut().zip(100u16..) {
+            *slot = default_status_class(status);
+        }
+        for (status, class) in &config.status {
+            let index = usize::from(status.saturating_sub(100));
+            if let (Some(slot), Some(flag)) =
+                (status_table.get_mut(index), overridden.get_mut(index))
+            {
+                *slot = *class;
+                *flag = true;
+            }
+        }
+        let mut network = [Class::Ambiguous; 7];
+        for (slot, kind) in network.iter_mut().zip(NetworkErrorKind::ALL) {
+            *slot = config
+                .network
+                .get(&kind)
+                .copied()
+                .unwrap_or(kind.default_class());
+        }
+        Classifier {
+            status_table,
+            overridden,
+            network,
+            ambiguous: config.ambiguous,
+        }
+    }
+
+    /// The class of an HTTP status, and whether an override decided it.
+    #[must_use]
+    pub fn status(&self, status: u16) -> (Class, bool) {
+        let index = usize::from(status.wrapping_sub(100));
+        match (self.status_table.get(index), self.overridden.get(index)) {
+            (Some(class), Some(overridden)) => (*class, *overridden),
+            _ => (default_status_class(status), false),
+        }
+    }
+
+    /// The class of a network failure.
+    #[must_use]
+    pub fn network(&self, kind: NetworkErrorKind) -> Class {
+        let index = NetworkErrorKind::ALL
+            .iter()
+            .position(|k| *k == kind)
+            .unwrap_or(6);
+        self.network.get(index).copied().unwrap_or(Class::Ambiguous)
+    }
+
+    /// Whether an ambiguous failure may be retried for a call that is
+    /// `idempotent` (by method or by key).
+    #[must_use]
+    pub const fn may_retry_ambiguous(&self, idempotent: bool) -> bool {
+        match self.ambiguous {
+            AmbiguousRetry::IfIdempotent => idempotent,
+            AmbiguousRetry::Always => true,
+            AmbiguousRetry::Never => false,
+        }
+    }
+}
+
+impl Default for Classifier {
+    fn default() -> Self {
+        Classifier::new(&ClassifyConfig::default())
+    }
+}
+
+/// An HTTP method, for the idempotency rule of RFC 9110 §9.2.2.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum Method {
+    /// GET (safe, idempotent).
+    Get,
+    /// HEAD (safe, idempotent).
+    Head,
+    /// OPTIONS (safe, idempotent).
+    Options,
+    /// TRACE (safe, idempotent).
+    Trace,
+    /// PUT (idempotent).
+    Put,
+    /// DELETE (idempotent).
+    Delete,
+    /// POST (neither).
+    Post,
+    /// PATCH (neither).
+    Patch,
+    /// CONNECT or an extension method: assumed not idempotent.
+    Other,
+}
+
+impl Method {
+    /// Parses a method name case-insensitively; unknown names are [`Method::Other`].
+    #[must_use]
+    pub fn parse(name: &str) -> Method {
+        const NAMES: [(&str, Method); 8] = [
+            ("GET", Method::Get),
+            ("HEAD", Method::Head),
+            ("OPTIONS", Method::Options),
+            ("TRACE", Method::Trace),
+            ("PUT", Method::Put),
+            ("DELETE", Method::Delete),
+            ("POST", Method::Post),
+            ("PATCH", Method::Patch),
+        ];
+        NAMES
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name.trim()))
+            .map_or(Method::Other, |(_, m)| *m)
+    }
+
+    /// RFC 9110 §9.2.2: repeating the request has the same intended effect.
+    #[must_use]
+    pub const fn is_idempotent(self) -> bool {
+        matches!(
+            self,
+            Method::Get
+                | Method::Head
+                | Method::Options
+                | Method::Trace
+                | Method::Put
+                | Method::Delete
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn statuses_from_the_issue() {
+        for s in [408, 425, 429, 500, 502, 503, 504] {
+            assert_eq!(default_status_class(s), Class::Transient, "{s}");
+        }
+        for s in [400, 401, 403, 404, 405, 410, 422, 418, 499, 501, 505] {
+            assert_eq!(default_status_class(s), Class::Deterministic, "{s}");
+        }
+        for s in [200, 201, 204, 301, 304] {
+            assert_eq!(default_status_class(s), Class::Success, "{s}");
+        }
+        assert_eq!(default_status_class(0), Class::Deterministic);
+        assert_eq!(default_status_class(999), Class::Deterministic);
+    }
+
+    #[test]
+    fn overrides_win_and_are_reported() {
+        let mut config = ClassifyConfig::default();
+        config.status.insert(404, Class::Transient);
+        config
+            .network
+            .insert(NetworkErrorKind::ReadTimeout, Class::Transient);
+        let c = Classifier::new(&config);
+        assert_eq!(c.status(404), (Class::Transient, true));
+        assert_eq!(c.status(503), (Class::Transient, false));
+        assert_eq!(c.status(u16::MAX), (Class::Deterministic, false));
+        assert_eq!(c.network(NetworkErrorKind::ReadTimeout), Class::Transient);
+        assert_eq!(
+            c.network(NetworkErrorKind::ResetAfterSend),
+            Class::Ambiguous
+        );
+        assert_eq!(
+            c.network(NetworkErrorKind::ConnectRefused),
+            Class::Transient
+        );
+    }
+
+    #[test]
+    fn bad_override_names_the_field() {
+        let mut config = ClassifyConfig::default();
+        config.status.insert(99, Class::Transient);
+        let err = config.validate("classify").unwrap_err();
+        assert_eq!(err.field(), "classify.status.99");
+        assert_eq!(err.code(), ConfigErrorCode::OutOfRange);
+    }
+
+    #[test]
+    fn methods() {
+        assert!(Method::parse("get").is_idempotent());
+        assert!(Method::parse(" PUT ").is_idempotent());
+        assert!(!Method::parse("POST").is_idempotent());
+        assert_eq!(Method::parse("PROPFIND"), Method::Other);
+        assert!(!Method::Other.is_idempotent());
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for k in NetworkErrorKind::ALL {
+            assert_eq!(NetworkErrorKind::from_code(k.code()), Some(k));
+        }
+        for c in [
+            Class::Success,
+            Class::Transient,
+            Class::Deterministic,
+            Class::Ambiguous,
+        ] {
+            assert_eq!(Class::from_code(c.code()), Some(c));
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! The config: one serde document, validated once at construction.
+//!
+//! `Policy::new` is the only fallible step of the engine, so everything that
+//! can be wrong with a config is caught here, with an error that names the
+//! field by its dotted path and a stable code. Unknown fields are errors (a
+//! typo must not silently fall back to a default). `version` pins behaviour:
+//! a later release that changes a default or a formula bumps it and keeps the
+//! old behaviour for documents that say `1`.
+
+use serde::{Deserialize, Serialize};
+
+use crate::backoff::BackoffSpec;
+use crate::classify::ClassifyConfig;
+use crate::deadline::{Timeouts, MAX_TIMEOUT_MS};
+use crate::error::{ConfigError, ConfigErrorCode};
+
+/// The behaviour version this build implements.
+pub const CONFIG_VERSION: u32 = 1;
+
+/// The most attempts a call may be configured to make.
+pub const MAX_ATTEMPTS_LIMIT: u32 = 1_000;
+
+/// How server hints are used.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct HintsConfig {
+    /// Use server hints at all (seed 000: "when the server tells you the number, use it").
+    pub respect: bool,
+    /// The longest wait a hint may impose; longer hints are clamped to it.
+    /// Default 6 h, urllib3's `DEFAULT_RETRY_AFTER_MAX`; in practice the
+    /// total deadline ends such calls first.
+    pub max_delay_ms: u64,
+}
+
+impl Default for HintsConfig {
+    fn default() -> Self {
+        HintsConfig {
+            respect: true,
+            max_delay_ms: 21_600_000,
+        }
+    }
+}
+
+/// How observations are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ObservationConfig {
+    /// The most characters of a body excerpt quoted in an observation.
+    pub max_excerpt_chars: u32,
+}
+
+impl Default for ObservationConfig {
+    fn default() -> Self {
+        ObservationConfig {
+            max_excerpt_chars: 300,
+        }
+    }
+}
+
+/// The whole engine config. `Default` is the documented defaults, except
+/// `seed`, which the host must supply (bindings draw it from OS randomness).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Config {
+    /// The behaviour version; only [`CONFIG_VERSION`] is accepted.
+    pub version: u32,
+    /// The jitter seed. Required: two clients with the same seed retry in
+    /// lockstep, which is exactly what jitter exists to prevent.
+    pub seed: Option<u64>,
+    /// Attempts per call, the first included (seed 001: 5).
+    pub max_attempts: u32,
+    /// The backoff strategy and its parameters.
+    pub backoff: BackoffSpec,
+    /// Connect, per-attempt and total timeouts.
+    pub timeouts: Timeouts,
+    /// Server hints.
+    pub hints: HintsConfig,
+    /// Classification overrides.
+    pub classify: ClassifyConfig,
+    /// Observation text settings.
+    pub observation: ObservationConfig,
+    /// Queue a log record per decision (off by default: a record costs more
+    /// than the decision it describes).
+    pub log_records: bool,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            version: CONFIG_VERSION,
+            seed: None,
+            max_attempts: 5,
+            backoff: BackoffSpec::default(),
+            timeouts: Timeouts::default(),
+            hints: HintsConfig::default(),
+            classify: ClassifyConfig::default(),
+            observation: ObservationConfig::default(),
+            log_records: false,
+        }
+    }
+}
+
+impl Config {
+    /// The defaults with `seed`.
+    #[must_use]
+    pub fn with_seed(seed: u64) -> Self {
+        Config {
+            seed: Some(seed),
+            ..Config::default()
+        }
+    }
+
+    /// Parses and validates a JSON config document.
+    pub fn from_json(text: &str) -> Result<Config, ConfigError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let config = Config::from_deserializer(&mut de)?;
+        de.end().map_err(|e| {
+            ConfigError::new(
+                ConfigErrorCode::InvalidJson,
+                "",
+                format!("trailing characters: {e}"),
+            )
+        })?;
+        Ok(config)
+    }
+
+    /// Parses and validates a config from any serde data format (bindings
+    /// pass JavaScript objects or Python dicts through their deserializers).
+    pub fn from_deserializer<'de, D>(deserializer: D) -> Result<Config, ConfigError>
+    where
+        D: serde::Deserializer<'de>,
+        D::Error: std::fmt::Display,
+    {
+        let config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
+            let path = e.path().to_string();
+            map_serde_error(
+                if path == "." { String::new() } else { path },
+                &e.inner().to_string(),
+            )
+        })?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// Checks every value; the error names the first offending field.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.version != CONFIG_VERSION {
+            return Err(ConfigError::new(
+                ConfigErrorCode::UnsupportedVersion,
+                "version",
+                format!(
+                    "this build implements version {CONFIG_VERSION}, not {}",
+                    self.version
+                ),
+            ));
+        }
+        if self.seed.is_none() {
+            return Err(ConfigError::new(
+                ConfigErrorCode::Required,
+                "seed",
+                "a jitter seed is required; draw it from OS randomness so clients do not retry in lockstep",
+            ));
+        }
+        if self.max_attempts == 0 || self.max_attempts > MAX_ATTEMPTS_LIMIT {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                "max_attempts",
+                format!("must be between 1 and {MAX_ATTEMPTS_LIMIT}"),
+            ));
+        }
+        self.backoff.validate("backoff")?;
+        self.timeouts.validate("timeouts")?;
+        if self.hints.max_delay_ms > MAX_TIMEOUT_MS {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                "hints.max_delay_ms",
+                format!("must be at most {MAX_TIMEOUT_MS} ms"),
+            ));
+        }
+        self.classify.validate("classify")?;
+        if self.observation.max_excerpt_chars > 100_000 {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                "observation.max_excerpt_chars",
+                "must be at most 100000",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Turns a serde message into a stable code and a field path. serde's own
+/// messages for these cases are fixed strings, whatever the data format.
+fn map_serde_error(path: String, message: &str) -> ConfigError {
+    let named = |prefix: &str| -> Option<String> {
+        let rest = message.strip_prefix(prefix)?;
+        let name = rest.split('`').next()?;
+        // serde_path_to_error already ends the path with an unknown field's name.
+        Some(if path.is_empty() {
+            name.to_owned()
+        } else if path == name || path.ends_with(&format!(".{name}")) {
+            path.clone()
+        } else {
+            format!("{path}.{name}")
+        })
+    };
+    if let Some(field) = named("unknown field `") {
+        return ConfigError::new(ConfigErrorCode::UnknownField, field, message);
+    }
+    if let Some(field) = named("missing field `") {
+        return ConfigError::new(ConfigErrorCode::Required, field, message);
+    }
+    let code = if message.starts_with("unknown variant") {
+        ConfigErrorCode::InvalidValue
+    } else if message.starts_with("invalid value") {
+        ConfigErrorCode::OutOfRange
+    } else if message.starts_with("invalid type") || message.starts_with("invalid length") {
+        ConfigErrorCode::WrongType
+    } else {
+        ConfigErrorCode::InvalidJson
+    };
+    ConfigError::new(code, path, message)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn err(text: &str) -> ConfigError {
+        Config::from_json(text).unwrap_err()
+    }
+
+    #[test]
+    fn defaults_are_the_seeds() {
+        let c = Config::from_json(r#"{"seed": 7}"#).unwrap();
+        assert_eq!(c.max_attempts, 5);
+        assert_eq!(c.backoff.base_ms, 1_000);
+        assert_eq!(c.backoff.cap_ms, 30_000);
+        assert_eq!(c.timeouts.connect_ms, Some(5_000));
+        assert_eq!(c.timeouts.read_ms, Some(30_000));
+        assert_eq!(c.timeouts.total_ms, Some(120_000));
+    }
+
+    #[test]
+    fn errors_name_the_field_with_a_stable_code() {
+        let e = err(r#"{"seed": 1, "max_attempts": 0}"#);
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::OutOfRange, "max_attempts")
+        );
+        let e = err(r#"{"seed": 1, "timeouts": {"read_ms": "30s"}}"#);
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::WrongType, "timeouts.read_ms")
+        );
+        let e = err(r#"{"seed": 1, "timeouts": {"raed_ms": 5}}"#);
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::UnknownField, "timeouts.raed_ms")
+        );
+        let e = err(r#"{"seed": 1, "max_atempts": 3}"#);
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::UnknownField, "max_atempts")
+        );
+        let e = err(r#"{"seed": 1, "classify": {"status": {"404": "sometimes"}}}"#);
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::InvalidValue, "classify.status.404")
+        );
+        let e = err(r#"{"seed": -1}"#);
+        assert_eq!((e.code(), e.field()), (ConfigErrorCode::OutOfRange, "seed"));
+        let e = err(r#"{}"#);
+        assert_eq!((e.code(), e.field()), (ConfigErrorCode::Required, "seed"));
+        let e = err(r#"{"seed": 1, "version": 2}"#);
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::UnsupportedVersion, "version")
+        );
+        let e = err(r#"{"seed": 1,"#);
+        assert_eq!(e.code(), ConfigErrorCode::InvalidJson);
+        let e = err(r#"{"seed": 1} x"#);
+        assert_eq!(e.code(), ConfigErrorCode::InvalidJson);
+        let e = err(r#"5"#);
+        assert_eq!(e.code(), ConfigErrorCode::WrongType);
+    }
+
+    #[test]
+    fn network_overrides_parse() {
+        let c = Config::from_json(
+            r#"{"seed": 1, "classify": {"network": {"read_timeout": "transient"}, "ambiguous": "never"}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.classify.network.len(), 1);
+    }
+
+    #[test]
+    fn round_trips_through_json() {
+        let c = Config::with_seed(99);
+        let text = serde_json::to_string(&c).unwrap();
+        assert_eq!(Config::from_json(&text).unwrap(), c);
+    }
+}
