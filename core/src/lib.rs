@@ -30,6 +30,7 @@ pub use decision::{
     Admission, AttemptPlan, Decision, DelaySource, Done, GiveUp, Matched, Retry, StopReason,
 };
 pub use error::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
+pub use key::{canonical_json, idempotency_key, random_key};
 pub use outcome::{Outcome, OutcomeKind};
 pub use policy::Policy;
 pub use time::{Instant, MonotonicClamp, WallClock};

@@ -1,0 +1,1 @@
+//! Benchmarks for stoic-core live in `benches/`; this crate holds no code.

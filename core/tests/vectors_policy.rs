@@ -1,0 +1,144 @@
+//! Runs every `kind: "policy"` file in `tests/vectors/` through the public
+//! API. The JavaScript and Python suites run the same files through their
+//! bindings, so a decision that differs between languages fails somewhere.
+
+use std::collections::BTreeMap;
+use std::fs;
+
+use serde_json::{json, Value};
+use stoic_core::hints::server_hint;
+use stoic_core::{
+    Admission, Call, CallSpec, Class, Config, Decision, Instant, Method, NetworkErrorKind, Outcome,
+    Policy, WallClock,
+};
+
+const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
+
+fn policy_files() -> Vec<(String, Value)> {
+    let mut files: Vec<_> = fs::read_dir(VECTORS)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|p| (p.display().to_string(), serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap()))
+        .filter(|(_, v): &(String, Value)| v["kind"] == "policy")
+        .collect()
+}
+
+fn spec_of(v: &Value) -> (String, Option<Method>, Option<bool>, Option<String>) {
+    (
+        v["operation"].as_str().unwrap_or("op").to_owned(),
+        v["method"].as_str().map(Method::parse),
+        v["idempotent"].as_bool(),
+        v["idempotency_key"].as_str().map(str::to_owned),
+    )
+}
+
+fn outcome_kind(v: &Value) -> Outcome<'static> {
+    if let Some(status) = v["status"].as_u64() {
+        Outcome::status(u16::try_from(status).unwrap())
+    } else if let Some(kind) = v["network"].as_str() {
+        Outcome::network(NetworkErrorKind::from_code(kind).unwrap())
+    } else if let Some(class) = v["rejected"].as_str() {
+        Outcome::rejected(Class::from_code(class).unwrap())
+    } else if v["success"] == json!(true) {
+        Outcome::success()
+    } else {
+        panic!("unknown outcome {v}")
+    }
+}
+
+fn check(context: &str, actual: &Value, step: &Value) {
+    if let Some(expect) = step["expect"].as_object() {
+        for (key, want) in expect {
+            assert_eq!(&actual[key], want, "{context}: field `{key}` of {actual}");
+        }
+    }
+    if let Some(parts) = step["observation_contains"].as_array() {
+        let text = actual["observation"].as_str().unwrap_or_default();
+        for part in parts {
+            assert!(text.contains(part.as_str().unwrap()), "{context}: observation {text:?} lacks {part}");
+        }
+    }
+}
+
+fn run_scenario(file: &str, scenario: &Value) {
+    let id = scenario["id"].as_str().unwrap();
+    let config: Config = Config::from_json(&scenario["config"].to_string()).unwrap();
+    let mut policy = Policy::new(config).unwrap();
+    let mut calls: BTreeMap<String, Call> = BTreeMap::new();
+    for (i, step) in scenario["steps"].as_array().unwrap().iter().enumerate() {
+        let context = format!("{file} {id} step {i}");
+        let now = Instant::from_millis(step["t_ms"].as_u64().unwrap_or(0));
+        let name = step["call"].as_str().unwrap_or_default().to_owned();
+        match step["op"].as_str().unwrap() {
+            "start" => {
+                let (operation, method, idempotent, key) = spec_of(&step["spec"]);
+                let mut spec = match method {
+                    Some(m) => CallSpec::http(&operation, m),
+                    None => CallSpec::new(&operation),
+                };
+                if let Some(flag) = idempotent {
+                    spec = spec.idempotent(flag);
+                }
+                if let Some(key) = key.as_deref() {
+                    spec = spec.with_key(key);
+                }
+                let call = policy.start(now, spec);
+                calls.insert(name, call);
+            }
+            "before_attempt" => {
+                let call = calls.get_mut(&name).unwrap();
+                let admission: Admission = policy.before_attempt(now, call);
+                check(&context, &serde_json::to_value(&admission).unwrap(), step);
+            }
+            "outcome" => {
+                let call = calls.get_mut(&name).unwrap();
+                let o = &step["outcome"];
+                let headers: Vec<(String, String)> = o["headers"]
+                    .as_array()
+                    .map(|hs| {
+                        hs.iter()
+                            .map(|h| (h[0].as_str().unwrap().to_owned(), h[1].as_str().unwrap().to_owned()))
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let wall = o["wall_now_unix_ms"].as_u64().map(WallClock::from_unix_millis);
+                let hint = server_hint(headers.iter().map(|(n, v)| (n.as_str(), v.as_str())), wall);
+                let detail = o["detail"].as_str().map(str::to_owned);
+                let mut outcome = outcome_kind(o).with_hint(hint);
+                if let Some(d) = detail.as_deref() {
+                    outcome = outcome.with_detail(d);
+                }
+                let decision: Decision = policy.on_outcome(now, call, outcome);
+                check(&context, &serde_json::to_value(&decision).unwrap(), step);
+            }
+            "cancel" => {
+                let call = calls.get_mut(&name).unwrap();
+                let give_up = policy.cancel(now, call);
+                let mut value = serde_json::to_value(&give_up).unwrap();
+                value["kind"] = json!("give_up");
+                check(&context, &value, step);
+            }
+            "drain" => policy.drain(),
+            other => panic!("{context}: unknown op {other}"),
+        }
+    }
+}
+
+#[test]
+fn policy_vectors() {
+    let files = policy_files();
+    assert!(!files.is_empty(), "no policy vectors found in {VECTORS}");
+    let mut scenarios = 0;
+    for (file, doc) in &files {
+        for scenario in doc["scenarios"].as_array().unwrap() {
+            run_scenario(file, scenario);
+            scenarios += 1;
+        }
+    }
+    assert!(scenarios >= 10, "only {scenarios} scenarios ran");
+}
