@@ -1,84 +1,952 @@
-//! TEMP stand-in until the backoff module lands (replaced at merge).
-use crate::error::ConfigError;
-use crate::rng::SplitMix64;
+//! Backoff: how long to wait before retry `k`.
+//!
+//! Fixed delays synchronise clients that failed together and turn them into a
+//! metronome hammering a struggling service; randomising the whole interval
+//! ("full jitter", from the AWS Architecture Blog's "Exponential Backoff And
+//! Jitter") spreads them out. So the default is full jitter, and the plain
+//! strategies exist for tests, for callers that add their own jitter, and for
+//! matching another library's schedule.
+//!
+//! Two layers:
+//! - [`BackoffSpec::ceiling_ms`] is the un-jittered delay, a pure function of the
+//!   spec and the retry number.
+//! - [`Backoff::delay_ms`] applies jitter with a caller-supplied [`SplitMix64`],
+//!   drawing **exactly one** number per call for the jittered strategies and
+//!   none for the others, so one seed gives one schedule in every language.
+//!   [`SeededBackoff`] bundles the two for the JS and Python helpers.
+//!
+//! Retries are numbered from 1 (the first retry, i.e. the second attempt);
+//! retry 0 is treated as 1 so a host counting from 0 gets a sane delay rather
+//! than an error. All delays are integer milliseconds, floored, and never
+//! exceed `cap_ms`.
+
 use serde::{Deserialize, Serialize};
-/// TEMP
+
+use crate::error::{ConfigError, ConfigErrorCode};
+use crate::rng::SplitMix64;
+
+/// The largest `base_ms` / `cap_ms` a valid spec may have: 7 days.
+///
+/// Nobody should sleep a week between retries; the bound mostly exists so
+/// that every sum the core makes with a delay (deadlines, `prev * 3`, ...) stays
+/// far from `u64` overflow and every delay is exact in a JavaScript number.
+pub const MAX_DELAY_MS: u64 = 7 * 24 * 60 * 60 * 1000;
+
+/// The smallest multiplier a valid spec may have: below 1.0 delays would shrink.
+pub const MIN_MULTIPLIER: f64 = 1.0;
+
+/// The largest multiplier a valid spec may have. Anything near it reaches any
+/// cap on the second retry; the bound only rules out typos such as `2e10`.
+pub const MAX_MULTIPLIER: f64 = 1000.0;
+
+/// How the delay grows and how it is randomised.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Strategy {
-    /// TEMP
-    FullJitter,
-    /// TEMP
+    /// Retry at once (delay 0). For tests, or when a server hint sets the pace.
+    None,
+    /// `min(cap, base)` every time.
+    Constant,
+    /// `min(cap, base * k)`.
+    Linear,
+    /// `min(cap, base * multiplier^(k-1))`, no jitter.
     Exponential,
+    /// Uniform in `[0, exponential ceiling]` (AWS "full jitter"): the best
+    /// spread under contention, hence the default.
+    FullJitter,
+    /// Half the exponential ceiling plus uniform in the other half (AWS
+    /// "equal jitter"): keeps a guaranteed minimum wait.
+    EqualJitter,
+    /// Uniform in `[base, 3 * previous delay]`, capped (AWS "decorrelated
+    /// jitter", Brooker's original form): grows with its own history.
+    DecorrelatedJitter,
 }
+
 impl Strategy {
-    /// TEMP
+    /// Every strategy, in declaration order (for exhaustive tests and docs).
+    pub const ALL: [Strategy; 7] = [
+        Strategy::None,
+        Strategy::Constant,
+        Strategy::Linear,
+        Strategy::Exponential,
+        Strategy::FullJitter,
+        Strategy::EqualJitter,
+        Strategy::DecorrelatedJitter,
+    ];
+
+    /// The stable snake_case name used in configs, logs and the bindings (the
+    /// same string serde uses).
     #[must_use]
-    pub const fn code(self) -> &'static str {
+    pub const fn code(&self) -> &'static str {
         match self {
-            Strategy::FullJitter => "full_jitter",
+            Strategy::None => "none",
+            Strategy::Constant => "constant",
+            Strategy::Linear => "linear",
             Strategy::Exponential => "exponential",
+            Strategy::FullJitter => "full_jitter",
+            Strategy::EqualJitter => "equal_jitter",
+            Strategy::DecorrelatedJitter => "decorrelated_jitter",
+        }
+    }
+
+    /// The strategy named `code`, or `None` for an unknown name (exact,
+    /// case-sensitive match, like the config parser).
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<Self> {
+        Strategy::ALL.into_iter().find(|s| s.code() == code)
+    }
+
+    /// Whether the strategy draws a random number per delay. Callers use it to
+    /// know whether a seed matters for reproducing a schedule.
+    #[must_use]
+    pub const fn is_jittered(&self) -> bool {
+        match self {
+            Strategy::None | Strategy::Constant | Strategy::Linear | Strategy::Exponential => false,
+            Strategy::FullJitter | Strategy::EqualJitter | Strategy::DecorrelatedJitter => true,
         }
     }
 }
-/// TEMP
+
+/// The backoff part of a policy config: plain data, validated once.
+///
+/// Deserializing fills missing fields from [`BackoffSpec::default`] and rejects
+/// unknown ones (a typo must not silently become a default).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct BackoffSpec {
-    /// TEMP
+    /// How delays grow and are randomised.
     pub strategy: Strategy,
-    /// TEMP
+    /// The first (un-jittered) delay, in milliseconds.
     pub base_ms: u64,
-    /// TEMP
+    /// No delay ever exceeds this, jitter included, in milliseconds.
     pub cap_ms: u64,
-    /// TEMP
+    /// Growth factor for the exponential strategies (ignored by the others,
+    /// but validated for all so a config error is never latent).
     pub multiplier: f64,
 }
+
 impl Default for BackoffSpec {
+    /// Full jitter over 1 s, 2 s, 4 s, ... capped at 30 s: the schedule the
+    /// project's design notes recommend, with jitter so clients spread out.
     fn default() -> Self {
         BackoffSpec {
             strategy: Strategy::FullJitter,
             base_ms: 1000,
-            cap_ms: 30000,
+            cap_ms: 30_000,
             multiplier: 2.0,
         }
     }
 }
+
 impl BackoffSpec {
-    /// TEMP
-    pub fn validate(&self, _p: &str) -> Result<(), ConfigError> {
+    /// Checks the spec; the first problem found wins, in this order:
+    /// `base_ms` > [`MAX_DELAY_MS`] (`out_of_range`), `cap_ms` > [`MAX_DELAY_MS`]
+    /// (`out_of_range`), `cap_ms < base_ms` (`inconsistent`, reported on
+    /// `cap_ms`), `multiplier` not finite or outside
+    /// `[1.0, 1000.0]` ([`MIN_MULTIPLIER`], [`MAX_MULTIPLIER`]) (`out_of_range`).
+    ///
+    /// `field_prefix` is the dotted path of the spec inside the caller's config
+    /// (e.g. `"backoff"`, giving fields like `backoff.base_ms`); an empty prefix
+    /// gives bare field names. Never panics, whatever the values (NaN included).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] naming the offending field.
+    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
+        let field = |name: &str| {
+            if field_prefix.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{field_prefix}.{name}")
+            }
+        };
+        if self.base_ms > MAX_DELAY_MS {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                field("base_ms"),
+                format!(
+                    "must be at most {MAX_DELAY_MS} ms (7 days), got {}",
+                    self.base_ms
+                ),
+            ));
+        }
+        if self.cap_ms > MAX_DELAY_MS {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                field("cap_ms"),
+                format!(
+                    "must be at most {MAX_DELAY_MS} ms (7 days), got {}",
+                    self.cap_ms
+                ),
+            ));
+        }
+        if self.cap_ms < self.base_ms {
+            return Err(ConfigError::new(
+                ConfigErrorCode::Inconsistent,
+                field("cap_ms"),
+                format!(
+                    "cap_ms ({}) must be at least base_ms ({})",
+                    self.cap_ms, self.base_ms
+                ),
+            ));
+        }
+        let m = self.multiplier;
+        if !(m.is_finite() && (MIN_MULTIPLIER..=MAX_MULTIPLIER).contains(&m)) {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                field("multiplier"),
+                format!("must be a finite number in [{MIN_MULTIPLIER}, {MAX_MULTIPLIER}], got {m}"),
+            ));
+        }
         Ok(())
     }
+
+    /// The un-jittered delay before retry `retry` (1 = the first retry; 0 is
+    /// treated as 1), in milliseconds. Never exceeds `cap_ms`; O(log k) for
+    /// any `k` up to `u32::MAX`; never panics or overflows, even for a spec
+    /// that fails [`validate`](Self::validate).
+    ///
+    /// - `none`: 0.
+    /// - `constant`, `decorrelated_jitter`: `min(cap, base)` (decorrelated's
+    ///   real upper bound depends on its history; see [`Backoff::delay_ms`]).
+    /// - `linear`: `min(cap, base * k)`, saturating.
+    /// - `exponential`, `full_jitter`, `equal_jitter`:
+    ///   `floor(min(cap, base * multiplier^(k-1)))`.
+    ///
+    /// **Rounding of the exponential form.** `multiplier` is taken as its
+    /// exact binary64 value, `multiplier^(k-1)` is computed by binary
+    /// exponentiation in double-double arithmetic (about 106 bits, built from
+    /// IEEE-754 `+ - *` only, so it is bit-identical on every platform,
+    /// wasm included), multiplied by `base`, and **floored**. For integral
+    /// multipliers, and for dyadic ones such as 1.5 or 1.25 below any
+    /// valid cap, that is the exact floor; otherwise the computed product is
+    /// within a relative 2^-64 of the exact one, which can only matter when
+    /// the exact value lies that close above an integer. That error is far
+    /// below the smallest step a multiplier above 1.0 can make (2^-52), so
+    /// the ceiling never decreases as `k` grows. Products that reach 2^64
+    /// give `cap`. A multiplier below 1.0 or NaN (which `validate` rejects)
+    /// is treated as 1.0, so a bad spec cannot shrink delays or yield NaN.
+    #[must_use]
+    pub fn ceiling_ms(&self, retry: u32) -> u64 {
+        let k = retry.max(1);
+        match self.strategy {
+            Strategy::None => 0,
+            Strategy::Constant | Strategy::DecorrelatedJitter => self.base_ms.min(self.cap_ms),
+            Strategy::Linear => self.base_ms.saturating_mul(u64::from(k)).min(self.cap_ms),
+            Strategy::Exponential | Strategy::FullJitter | Strategy::EqualJitter => {
+                exponential_ceiling(self.base_ms, self.cap_ms, self.multiplier, k - 1)
+            }
+        }
+    }
 }
-/// TEMP
+
+/// The backoff state of one logical call: its spec, plus the previous delay
+/// that decorrelated jitter grows from.
+///
+/// Plain data, so a host can snapshot a call mid-flight and resume it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Backoff {
     spec: BackoffSpec,
     prev_ms: u64,
 }
+
 impl Backoff {
-    /// TEMP
+    /// Fresh state for `spec`. Does not validate (construction of a policy
+    /// does that once); an invalid spec still never panics, it just loses the
+    /// documented guarantees beyond `delay <= cap_ms`.
     #[must_use]
-    pub fn new(spec: BackoffSpec) -> Self {
+    pub const fn new(spec: BackoffSpec) -> Self {
         Backoff {
             spec,
             prev_ms: spec.base_ms,
         }
     }
-    /// TEMP
+
+    /// The spec this state follows.
     #[must_use]
-    pub fn spec(&self) -> &BackoffSpec {
+    pub const fn spec(&self) -> &BackoffSpec {
         &self.spec
     }
-    /// TEMP
+
+    /// The delay before retry `retry` (1-based; 0 is treated as 1), in ms.
+    ///
+    /// - `none`, `constant`, `linear`, `exponential`: the ceiling; draws nothing.
+    /// - `full_jitter`: `rng.range_inclusive(0, ceiling)`.
+    /// - `equal_jitter`: `ceiling / 2 + rng.range_inclusive(0, ceiling - ceiling / 2)`
+    ///   (integer halves, so the result spans exactly `[floor(c/2), c]`).
+    /// - `decorrelated_jitter`:
+    ///   `min(cap, rng.range_inclusive(base, max(base, 3 * prev)))`, where `prev`
+    ///   is the previous result (saturating `* 3`). `prev` starts at `base`, and
+    ///   a `retry` of 0 or 1 resets it to `base`, so reusing one state for a new
+    ///   call (or a host restarting its count) starts a fresh schedule.
+    ///
+    /// Each jittered strategy draws exactly one number per call, so a seed
+    /// fixes the schedule in every language. Always `0 <= delay <= cap_ms`.
+    #[must_use]
     pub fn delay_ms(&mut self, retry: u32, rng: &mut SplitMix64) -> u64 {
-        let c = self
-            .spec
-            .base_ms
-            .saturating_mul(1u64 << retry.saturating_sub(1).min(40))
-            .min(self.spec.cap_ms);
-        match self.spec.strategy {
-            Strategy::Exponential => c,
-            Strategy::FullJitter => rng.next_u64() % c.saturating_add(1),
+        let spec = self.spec;
+        match spec.strategy {
+            Strategy::None | Strategy::Constant | Strategy::Linear | Strategy::Exponential => {
+                spec.ceiling_ms(retry)
+            }
+            Strategy::FullJitter => rng.range_inclusive(0, spec.ceiling_ms(retry)),
+            Strategy::EqualJitter => {
+                let ceiling = spec.ceiling_ms(retry);
+                let half = ceiling / 2;
+                // half + (ceiling - half) = ceiling: no overflow.
+                half + rng.range_inclusive(0, ceiling - half)
+            }
+            Strategy::DecorrelatedJitter => {
+                if retry <= 1 {
+                    self.prev_ms = spec.base_ms;
+                }
+                let hi = spec.base_ms.max(self.prev_ms.saturating_mul(3));
+                let delay = rng.range_inclusive(spec.base_ms, hi).min(spec.cap_ms);
+                self.prev_ms = delay;
+                delay
+            }
+        }
+    }
+}
+
+/// A [`Backoff`] with its own seeded generator: the self-contained object the
+/// JS `new Backoff({...}).delayMs(k)` and Python `Backoff(...).delay(k)`
+/// helpers wrap. The seed fixes the whole schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeededBackoff {
+    backoff: Backoff,
+    rng: SplitMix64,
+}
+
+impl SeededBackoff {
+    /// Validates `spec` (bare field names: `base_ms`, `multiplier`, ...) and
+    /// seeds the generator with `seed`.
+    ///
+    /// # Errors
+    /// The [`ConfigError`] from [`BackoffSpec::validate`].
+    pub fn new(spec: BackoffSpec, seed: u64) -> Result<Self, ConfigError> {
+        spec.validate("")?;
+        Ok(SeededBackoff {
+            backoff: Backoff::new(spec),
+            rng: SplitMix64::new(seed),
+        })
+    }
+
+    /// The validated spec.
+    #[must_use]
+    pub const fn spec(&self) -> &BackoffSpec {
+        self.backoff.spec()
+    }
+
+    /// The delay before retry `retry`; see [`Backoff::delay_ms`].
+    #[must_use]
+    pub fn delay_ms(&mut self, retry: u32) -> u64 {
+        self.backoff.delay_ms(retry, &mut self.rng)
+    }
+}
+
+/// `2^64`: a product at or above it exceeds every possible cap.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+
+/// `floor(min(cap, base * multiplier^exponent))`, as documented on
+/// [`BackoffSpec::ceiling_ms`].
+fn exponential_ceiling(base: u64, cap: u64, multiplier: f64, exponent: u32) -> u64 {
+    let first = base.min(cap);
+    // NaN and anything up to 1.0 count as 1.0 (`is_gt` is false for NaN).
+    let grows = multiplier
+        .partial_cmp(&1.0)
+        .is_some_and(std::cmp::Ordering::is_gt);
+    if first == 0 || exponent == 0 || !grows {
+        return first;
+    }
+    // base >= 1 and exponent >= 1, so the product is at least the multiplier.
+    if multiplier >= TWO_POW_64 {
+        return cap;
+    }
+    // Right-to-left binary exponentiation. Every factor is >= 1, and a power
+    // is only squared when a higher exponent bit remains (so it, or a larger
+    // power, will be in the product): once any value reaches 2^64, the result
+    // is at least 2^64 > cap. Checking keeps every operand below 2^64, so the
+    // double-double products stay far from overflow.
+    let mut acc = Dd::ONE;
+    let mut power = Dd::from_f64(multiplier);
+    let mut rest = exponent;
+    loop {
+        if rest & 1 == 1 {
+            acc = acc.mul(power);
+            if acc.hi >= TWO_POW_64 {
+                return cap;
+            }
+        }
+        rest >>= 1;
+        if rest == 0 {
+            break;
+        }
+        power = power.mul(power);
+        if power.hi >= TWO_POW_64 {
+            return cap;
+        }
+    }
+    let product = Dd::from_u64(base).mul(acc);
+    if product.hi >= TWO_POW_64 {
+        return cap;
+    }
+    product.floor_u64().min(cap)
+}
+
+/// A double-double number: the unevaluated sum `hi + lo` with
+/// `|lo| <= ulp(hi) / 2`, about 106 bits of precision from plain `f64` ops
+/// (Dekker 1971). Used instead of `powf`/`powi`, whose results may differ
+/// between platforms and libms.
+#[derive(Clone, Copy, Debug)]
+struct Dd {
+    hi: f64,
+    lo: f64,
+}
+
+/// Veltkamp's splitter, `2^27 + 1`.
+const SPLITTER: f64 = 134_217_729.0;
+
+impl Dd {
+    const ONE: Dd = Dd { hi: 1.0, lo: 0.0 };
+
+    const fn from_f64(x: f64) -> Dd {
+        Dd { hi: x, lo: 0.0 }
+    }
+
+    /// `x` exactly: the nearest double plus the (small, exact) remainder.
+    fn from_u64(x: u64) -> Dd {
+        let hi = x as f64;
+        // hi <= 2^64 fits an i128; |x - hi| <= 2^10 is exact in an f64.
+        let lo = (i128::from(x) - hi as i128) as f64;
+        Dd { hi, lo }
+    }
+
+    /// Double-double product (Dekker's `mul2`, dropping the `lo * lo` term).
+    /// Operands must be below about 2^996 in magnitude for the split.
+    fn mul(self, other: Dd) -> Dd {
+        let (p, e) = two_prod(self.hi, other.hi);
+        let e = e + (self.hi * other.lo + self.lo * other.hi);
+        // Fast two-sum: |p| >= |e|.
+        let hi = p + e;
+        let lo = e - (hi - p);
+        Dd { hi, lo }
+    }
+
+    /// `floor(hi + lo)` for `0 <= hi < 2^64`, saturated into `u64`.
+    fn floor_u64(self) -> u64 {
+        let floor_hi = self.hi.floor();
+        // If hi has a fraction, integers are at least ulp(hi) away and
+        // |lo| <= ulp(hi)/2 cannot cross one. If hi is an integer, the
+        // fraction comes from lo alone. Both floors fit an i128.
+        let whole = if floor_hi < self.hi {
+            floor_hi as i128
+        } else {
+            floor_hi as i128 + self.lo.floor() as i128
+        };
+        u64::try_from(whole.max(0)).unwrap_or(u64::MAX)
+    }
+}
+
+/// Veltkamp split: `a = hi + lo` with each half fitting 26 bits.
+fn split(a: f64) -> (f64, f64) {
+    let t = SPLITTER * a;
+    let hi = t - (t - a);
+    (hi, a - hi)
+}
+
+/// Dekker's error-free product: `p + e == a * b` exactly (barring overflow).
+fn two_prod(a: f64, b: f64) -> (f64, f64) {
+    let p = a * b;
+    let (a_hi, a_lo) = split(a);
+    let (b_hi, b_lo) = split(b);
+    let e = ((a_hi * b_hi - p) + a_hi * b_lo + a_lo * b_hi) + a_lo * b_lo;
+    (p, e)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::{any, prop, prop_assert, prop_assert_eq, prop_oneof, proptest, Just};
+    use proptest::strategy::Strategy as PropStrategy;
+
+    fn spec(strategy: Strategy, base_ms: u64, cap_ms: u64, multiplier: f64) -> BackoffSpec {
+        BackoffSpec {
+            strategy,
+            base_ms,
+            cap_ms,
+            multiplier,
+        }
+    }
+
+    fn ceilings(s: &BackoffSpec, retries: std::ops::RangeInclusive<u32>) -> Vec<u64> {
+        retries.map(|k| s.ceiling_ms(k)).collect()
+    }
+
+    #[test]
+    fn codes_round_trip_and_match_serde() {
+        let codes: Vec<&str> = Strategy::ALL.iter().map(Strategy::code).collect();
+        assert_eq!(
+            codes,
+            [
+                "none",
+                "constant",
+                "linear",
+                "exponential",
+                "full_jitter",
+                "equal_jitter",
+                "decorrelated_jitter"
+            ]
+        );
+        for s in Strategy::ALL {
+            assert_eq!(Strategy::from_code(s.code()), Some(s));
+            assert_eq!(
+                serde_json::to_string(&s).unwrap(),
+                format!("\"{}\"", s.code())
+            );
+        }
+        assert_eq!(Strategy::from_code("Full_Jitter"), None);
+        assert_eq!(Strategy::from_code(""), None);
+        let jittered: Vec<Strategy> = Strategy::ALL
+            .into_iter()
+            .filter(Strategy::is_jittered)
+            .collect();
+        assert_eq!(
+            jittered,
+            [
+                Strategy::FullJitter,
+                Strategy::EqualJitter,
+                Strategy::DecorrelatedJitter
+            ]
+        );
+    }
+
+    #[test]
+    fn default_is_seed_schedule_with_full_jitter() {
+        let d = BackoffSpec::default();
+        assert_eq!(d, spec(Strategy::FullJitter, 1000, 30_000, 2.0));
+        assert_eq!(d.validate("backoff"), Ok(()));
+        assert_eq!(
+            ceilings(&d, 1..=7),
+            [1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]
+        );
+    }
+
+    #[test]
+    fn serde_shape_defaults_and_rejects_unknown_fields() {
+        let s: BackoffSpec =
+            serde_json::from_str(r#"{"strategy":"linear","base_ms":500}"#).unwrap();
+        assert_eq!(s, spec(Strategy::Linear, 500, 30_000, 2.0));
+        assert!(serde_json::from_str::<BackoffSpec>(r#"{"base":500}"#).is_err());
+        assert!(serde_json::from_str::<BackoffSpec>(r#"{"strategy":"jitter"}"#).is_err());
+        let json = serde_json::to_string(&BackoffSpec::default()).unwrap();
+        assert_eq!(
+            json,
+            r#"{"strategy":"full_jitter","base_ms":1000,"cap_ms":30000,"multiplier":2.0}"#
+        );
+    }
+
+    #[test]
+    fn validate_names_fields_with_prefix() {
+        let bad_mult = spec(Strategy::Exponential, 1000, 30_000, 0.5);
+        let err = bad_mult.validate("backoff").unwrap_err();
+        assert_eq!(err.code(), ConfigErrorCode::OutOfRange);
+        assert_eq!(err.field(), "backoff.multiplier");
+        assert_eq!(bad_mult.validate("").unwrap_err().field(), "multiplier");
+        assert_eq!(
+            bad_mult.validate("policy.backoff").unwrap_err().field(),
+            "policy.backoff.multiplier"
+        );
+    }
+
+    #[test]
+    fn validate_rejects_each_bad_field() {
+        let cases: [(BackoffSpec, ConfigErrorCode, &str); 9] = [
+            (
+                spec(Strategy::None, 1, 2, f64::NAN),
+                ConfigErrorCode::OutOfRange,
+                "b.multiplier",
+            ),
+            (
+                spec(Strategy::None, 1, 2, f64::INFINITY),
+                ConfigErrorCode::OutOfRange,
+                "b.multiplier",
+            ),
+            (
+                spec(Strategy::None, 1, 2, -2.0),
+                ConfigErrorCode::OutOfRange,
+                "b.multiplier",
+            ),
+            (
+                spec(Strategy::None, 1, 2, 0.999_999),
+                ConfigErrorCode::OutOfRange,
+                "b.multiplier",
+            ),
+            (
+                spec(Strategy::None, 1, 2, 1_000.000_1),
+                ConfigErrorCode::OutOfRange,
+                "b.multiplier",
+            ),
+            (
+                spec(Strategy::None, 10, 9, 2.0),
+                ConfigErrorCode::Inconsistent,
+                "b.cap_ms",
+            ),
+            (
+                spec(Strategy::None, MAX_DELAY_MS + 1, MAX_DELAY_MS + 1, 2.0),
+                ConfigErrorCode::OutOfRange,
+                "b.base_ms",
+            ),
+            (
+                spec(Strategy::None, 0, MAX_DELAY_MS + 1, 2.0),
+                ConfigErrorCode::OutOfRange,
+                "b.cap_ms",
+            ),
+            (
+                spec(Strategy::None, 0, u64::MAX, f64::NAN),
+                ConfigErrorCode::OutOfRange,
+                "b.cap_ms",
+            ),
+        ];
+        for (s, code, field) in cases {
+            let err = s.validate("b").unwrap_err();
+            assert_eq!((err.code(), err.field()), (code, field), "{s:?}");
+        }
+        for ok in [
+            spec(Strategy::None, 0, 0, 1.0),
+            spec(Strategy::None, 5, 5, 1000.0),
+            spec(Strategy::None, MAX_DELAY_MS, MAX_DELAY_MS, 1.5),
+        ] {
+            assert_eq!(ok.validate("b"), Ok(()), "{ok:?}");
+        }
+    }
+
+    #[test]
+    fn ceilings_of_the_plain_strategies() {
+        let exp = spec(Strategy::Exponential, 1000, 30_000, 2.0);
+        assert_eq!(
+            ceilings(&exp, 0..=7),
+            [1000, 1000, 2000, 4000, 8000, 16_000, 30_000, 30_000]
+        );
+        let lin = spec(Strategy::Linear, 1000, 30_000, 2.0);
+        assert_eq!(ceilings(&lin, 1..=4), [1000, 2000, 3000, 4000]);
+        assert_eq!(lin.ceiling_ms(31), 30_000);
+        assert_eq!(lin.ceiling_ms(u32::MAX), 30_000);
+        let con = spec(Strategy::Constant, 250, 30_000, 2.0);
+        assert_eq!(ceilings(&con, 1..=3), [250, 250, 250]);
+        let none = spec(Strategy::None, 1000, 30_000, 2.0);
+        assert_eq!(ceilings(&none, 1..=3), [0, 0, 0]);
+        let dec = spec(Strategy::DecorrelatedJitter, 1000, 30_000, 2.0);
+        assert_eq!(ceilings(&dec, 1..=3), [1000, 1000, 1000]);
+    }
+
+    #[test]
+    fn exponential_floors_non_integral_products() {
+        let s = spec(Strategy::Exponential, 1000, 30_000, 1.5);
+        assert_eq!(
+            ceilings(&s, 1..=10),
+            [1000, 1500, 2250, 3375, 5062, 7593, 11_390, 17_085, 25_628, 30_000]
+        );
+        // gRPC connection backoff (1 s * 1.6^n, cap 120 s). 1.6 is slightly above
+        // 8/5 as a double, so exact products like 2560 stay 2560 after flooring.
+        let g = spec(Strategy::Exponential, 1000, 120_000, 1.6);
+        assert_eq!(
+            ceilings(&g, 1..=12),
+            [
+                1000, 1600, 2560, 4096, 6553, 10_485, 16_777, 26_843, 42_949, 68_719, 109_951,
+                120_000
+            ]
+        );
+    }
+
+    #[test]
+    fn exponential_handles_extremes_without_overflow() {
+        let s = spec(Strategy::Exponential, 1000, 30_000, 2.0);
+        assert_eq!(s.ceiling_ms(4_000_000_000), 30_000);
+        assert_eq!(s.ceiling_ms(u32::MAX), 30_000);
+        // Unvalidated specs: still no panic, still capped.
+        let wild = spec(Strategy::Exponential, u64::MAX, u64::MAX, f64::INFINITY);
+        assert_eq!(wild.ceiling_ms(1), u64::MAX);
+        assert_eq!(wild.ceiling_ms(2), u64::MAX);
+        let huge = spec(Strategy::Exponential, 3, u64::MAX, 1e300);
+        assert_eq!(huge.ceiling_ms(2), u64::MAX);
+        let nan = spec(Strategy::Exponential, 1000, 30_000, f64::NAN);
+        assert_eq!(ceilings(&nan, 1..=3), [1000, 1000, 1000]);
+        let shrinking = spec(Strategy::Exponential, 1000, 30_000, 0.5);
+        assert_eq!(ceilings(&shrinking, 1..=3), [1000, 1000, 1000]);
+        let zero_base = spec(Strategy::Exponential, 0, 30_000, 1000.0);
+        assert_eq!(zero_base.ceiling_ms(u32::MAX), 0);
+        let inverted = spec(Strategy::Exponential, 5000, 100, 2.0);
+        assert_eq!(ceilings(&inverted, 1..=3), [100, 100, 100]);
+        // Close to 2^64 without a cap in the way: exact powers of two.
+        let big = spec(Strategy::Exponential, 1, u64::MAX, 2.0);
+        assert_eq!(big.ceiling_ms(64), 1 << 63);
+        assert_eq!(big.ceiling_ms(65), u64::MAX);
+    }
+
+    #[test]
+    fn exponential_with_multiplier_barely_above_one_grows_slowly() {
+        let m = 1.0 + f64::EPSILON; // 1 + 2^-52
+        let s = spec(Strategy::Exponential, MAX_DELAY_MS, MAX_DELAY_MS, m);
+        assert_eq!(s.ceiling_ms(u32::MAX), MAX_DELAY_MS);
+        let s = spec(Strategy::Exponential, 1 << 40, u64::MAX, m);
+        // (1 + 2^-52)^(2^32 - 2) * 2^40 = 2^40 * (1 + ~2^-20): 2^40 + ~2^20.
+        let v = s.ceiling_ms(u32::MAX);
+        assert!(
+            v > (1 << 40) + (1 << 19) && v < (1 << 40) + (1 << 21),
+            "{v}"
+        );
+    }
+
+    #[test]
+    fn plain_strategies_draw_nothing_jittered_draw_one() {
+        for strategy in Strategy::ALL {
+            let mut b = Backoff::new(spec(strategy, 100, 10_000, 2.0));
+            let mut rng = SplitMix64::new(9);
+            let mut shadow = SplitMix64::new(9);
+            for k in 1..=6 {
+                let _ = b.delay_ms(k, &mut rng);
+                if strategy.is_jittered() {
+                    shadow.next_u64();
+                }
+                assert_eq!(rng, shadow, "{strategy:?} retry {k}");
+            }
+        }
+    }
+
+    #[test]
+    fn full_jitter_is_range_inclusive_of_the_ceiling() {
+        let s = spec(Strategy::FullJitter, 1000, 30_000, 2.0);
+        let mut b = Backoff::new(s);
+        let mut rng = SplitMix64::new(42);
+        let mut shadow = SplitMix64::new(42);
+        for k in 1..=8 {
+            let expected = shadow.range_inclusive(0, s.ceiling_ms(k));
+            assert_eq!(b.delay_ms(k, &mut rng), expected);
+        }
+        // Hand-checked against the reference: seed 0's first output
+        // 0xE220A8397B1DCDAF * 1001 >> 64 = 884.
+        let mut b = Backoff::new(s);
+        assert_eq!(b.delay_ms(1, &mut SplitMix64::new(0)), 884);
+    }
+
+    #[test]
+    fn equal_jitter_spans_upper_half() {
+        let s = spec(Strategy::EqualJitter, 1001, 30_000, 2.0);
+        let mut b = Backoff::new(s);
+        let mut rng = SplitMix64::new(5);
+        let (mut lo, mut hi) = (u64::MAX, 0);
+        for _ in 0..5000 {
+            let d = b.delay_ms(1, &mut rng);
+            lo = lo.min(d);
+            hi = hi.max(d);
+        }
+        assert_eq!((lo, hi), (500, 1001));
+    }
+
+    #[test]
+    fn decorrelated_grows_from_its_previous_delay_and_resets() {
+        let s = spec(Strategy::DecorrelatedJitter, 100, 1_000_000, 2.0);
+        let mut b = Backoff::new(s);
+        let mut rng = SplitMix64::new(77);
+        let mut shadow = SplitMix64::new(77);
+        let mut prev = 100;
+        for k in 1..=10 {
+            let expected = shadow
+                .range_inclusive(100, (prev * 3).max(100))
+                .min(1_000_000);
+            let got = b.delay_ms(k, &mut rng);
+            assert_eq!(got, expected, "retry {k}");
+            prev = got;
+        }
+        // retry 1 starts over from base whatever the history.
+        let expected = shadow.range_inclusive(100, 300);
+        assert_eq!(b.delay_ms(1, &mut rng), expected);
+        // retry 0 also resets.
+        let mut big = Backoff::new(s);
+        big.prev_ms = 999_999;
+        assert!(big.delay_ms(0, &mut rng) <= 300);
+    }
+
+    #[test]
+    fn decorrelated_respects_cap() {
+        let s = spec(Strategy::DecorrelatedJitter, 1000, 3000, 2.0);
+        let mut b = Backoff::new(s);
+        let mut rng = SplitMix64::new(1);
+        let mut hit_cap = false;
+        for k in 1..200 {
+            let d = b.delay_ms(k, &mut rng);
+            assert!((1000..=3000).contains(&d));
+            hit_cap |= d == 3000;
+        }
+        assert!(hit_cap);
+    }
+
+    #[test]
+    fn full_jitter_mean_is_half_the_ceiling() {
+        let s = spec(Strategy::FullJitter, 1000, 30_000, 2.0);
+        let mut b = SeededBackoff::new(s, 2024).unwrap();
+        let n = 10_000_u64;
+        let total: u64 = (0..n).map(|_| b.delay_ms(1)).sum();
+        let mean = total / n;
+        assert!((460..=540).contains(&mean), "mean {mean}");
+    }
+
+    #[test]
+    fn seeded_backoff_validates_with_bare_fields() {
+        let err = SeededBackoff::new(spec(Strategy::Linear, 10, 5, 2.0), 1).unwrap_err();
+        assert_eq!(
+            (err.code(), err.field()),
+            (ConfigErrorCode::Inconsistent, "cap_ms")
+        );
+        let mut ok = SeededBackoff::new(BackoffSpec::default(), 1).unwrap();
+        assert_eq!(ok.spec(), &BackoffSpec::default());
+        let mut manual = Backoff::new(BackoffSpec::default());
+        let mut rng = SplitMix64::new(1);
+        for k in 1..=5 {
+            assert_eq!(ok.delay_ms(k), manual.delay_ms(k, &mut rng));
+        }
+    }
+
+    fn any_strategy() -> impl PropStrategy<Value = Strategy> {
+        prop::sample::select(Strategy::ALL.to_vec())
+    }
+
+    fn any_multiplier() -> impl PropStrategy<Value = f64> {
+        prop_oneof![
+            Just(1.0),
+            Just(2.0),
+            Just(1.5),
+            1.0..=1000.0_f64,
+            1.0..=1.001_f64,
+            (0_u64..1 << 20).prop_map(|ulps| 1.0 + ulps as f64 * f64::EPSILON),
+        ]
+    }
+
+    fn valid_spec() -> impl PropStrategy<Value = BackoffSpec> {
+        (
+            any_strategy(),
+            0..=MAX_DELAY_MS,
+            0..=MAX_DELAY_MS,
+            any_multiplier(),
+        )
+            .prop_map(|(strategy, a, b, multiplier)| spec(strategy, a.min(b), a.max(b), multiplier))
+    }
+
+    fn any_spec() -> impl PropStrategy<Value = BackoffSpec> {
+        let mult = prop_oneof![
+            any::<f64>(),
+            Just(f64::NAN),
+            Just(f64::INFINITY),
+            Just(f64::NEG_INFINITY),
+            any_multiplier()
+        ];
+        (any_strategy(), any::<u64>(), any::<u64>(), mult)
+            .prop_map(|(strategy, base, cap, multiplier)| spec(strategy, base, cap, multiplier))
+    }
+
+    fn retry() -> impl PropStrategy<Value = u32> {
+        prop_oneof![0_u32..64, any::<u32>()]
+    }
+
+    proptest! {
+        #[test]
+        fn validate_never_panics(s in any_spec()) {
+            let _ = s.validate("x");
+            let _ = s.validate("");
+        }
+
+        #[test]
+        fn any_spec_stays_under_cap(s in any_spec(), seed: u64, retries in prop::collection::vec(retry(), 1..20)) {
+            // Even specs that fail validation never panic or exceed the cap.
+            let mut b = Backoff::new(s);
+            let mut rng = SplitMix64::new(seed);
+            for k in retries {
+                prop_assert!(s.ceiling_ms(k) <= s.cap_ms);
+                prop_assert!(b.delay_ms(k, &mut rng) <= s.cap_ms);
+            }
+        }
+
+        #[test]
+        fn valid_delays_stay_between_floor_and_cap(
+            s in valid_spec(), seed: u64, retries in prop::collection::vec(retry(), 1..30)
+        ) {
+            prop_assert_eq!(s.validate("backoff"), Ok(()));
+            let mut b = SeededBackoff::new(s, seed).unwrap();
+            for k in retries {
+                let c = s.ceiling_ms(k);
+                let d = b.delay_ms(k);
+                prop_assert!(c <= s.cap_ms);
+                prop_assert!(d <= s.cap_ms);
+                match s.strategy {
+                    Strategy::None => prop_assert_eq!(d, 0),
+                    Strategy::Constant
+                    | Strategy::Linear
+                    | Strategy::Exponential => prop_assert_eq!(d, c),
+                    Strategy::FullJitter => prop_assert!(d <= c),
+                    Strategy::EqualJitter => prop_assert!(d >= c / 2 && d <= c),
+                    Strategy::DecorrelatedJitter => {
+                        prop_assert!(d >= s.base_ms.min(s.cap_ms));
+                    }
+                }
+            }
+        }
+
+        #[test]
+        fn same_seed_same_sequence(
+            s in valid_spec(), seed: u64, retries in prop::collection::vec(retry(), 1..30)
+        ) {
+            let mut a = SeededBackoff::new(s, seed).unwrap();
+            let mut b = SeededBackoff::new(s, seed).unwrap();
+            let first: Vec<u64> = retries.iter().map(|&k| a.delay_ms(k)).collect();
+            let second: Vec<u64> = retries.iter().map(|&k| b.delay_ms(k)).collect();
+            prop_assert_eq!(first, second);
+        }
+
+        #[test]
+        fn snapshot_resumes_the_same_sequence(
+            s in valid_spec(),
+            dyadic in 0_u32..=999 * 1024,
+            seed: u64,
+            retries in prop::collection::vec(retry(), 1..30),
+            cut in 0_usize..30,
+        ) {
+            // Multipliers with a short exact decimal form: serde_json (without its
+            // `float_roundtrip` feature) may parse other doubles one ulp off, which
+            // would change the spec itself, not the resumed state under test.
+            let s = BackoffSpec { multiplier: 1.0 + f64::from(dyadic) / 1024.0, ..s };
+            let mut a = SeededBackoff::new(s, seed).unwrap();
+            let mut b = SeededBackoff::new(s, seed).unwrap();
+            let first: Vec<u64> = retries.iter().map(|&k| a.delay_ms(k)).collect();
+            // Snapshot b part-way through (as a host would) and resume from JSON.
+            let cut = cut.min(retries.len());
+            let mut second: Vec<u64> = retries[..cut].iter().map(|&k| b.delay_ms(k)).collect();
+            let json = serde_json::to_string(&b).unwrap();
+            let mut resumed: SeededBackoff = serde_json::from_str(&json).unwrap();
+            prop_assert_eq!(&resumed, &b);
+            second.extend(retries[cut..].iter().map(|&k| resumed.delay_ms(k)));
+            prop_assert_eq!(first, second);
+        }
+
+        #[test]
+        fn ceiling_is_monotone_in_retry(s in valid_spec(), k1 in retry(), k2 in retry()) {
+            let (lo, hi) = (k1.min(k2), k1.max(k2));
+            for strategy in [Strategy::Linear, Strategy::Exponential] {
+                let s = BackoffSpec { strategy, ..s };
+                prop_assert!(s.ceiling_ms(lo) <= s.ceiling_ms(hi), "{:?} {} {}", s, lo, hi);
+                prop_assert!(s.ceiling_ms(hi) <= s.ceiling_ms(hi.saturating_add(1)));
+            }
+        }
+
+        #[test]
+        fn exponential_ceiling_matches_f64_where_f64_is_exact(
+            base in 0_u64..=1 << 20, shift in 0_u32..=10, k in 1_u32..=40
+        ) {
+            // Power-of-two multipliers: every product is exact in f64.
+            let m = f64::from(1_u32 << shift);
+            let s = spec(Strategy::Exponential, base, MAX_DELAY_MS, m);
+            let exact = (base as f64) * m.powi(k as i32 - 1);
+            let expected = if exact >= MAX_DELAY_MS as f64 { MAX_DELAY_MS } else { exact as u64 };
+            prop_assert_eq!(s.ceiling_ms(k), expected);
         }
     }
 }
