@@ -48,7 +48,7 @@ fn run(policy: &mut Policy, clock: &mut u64, title: &str, spec: CallSpec<'_>, re
                 .with_detail("200 OK but body says {\"error\":\"busy\"}"),
         };
         let what = match reply {
-            Reply::Status(s, h, _) if h.is_empty() => format!("HTTP {s}"),
+            Reply::Status(s, [], _) => format!("HTTP {s}"),
             Reply::Status(s, h, _) => format!("HTTP {s} {h:?}"),
             Reply::Network(k) => format!("network {}", k.code()),
             Reply::ErrorBody => "200 with an error body".to_owned(),

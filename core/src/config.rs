@@ -207,6 +207,9 @@ fn map_serde_error(path: String, message: &str) -> ConfigError {
     if let Some(field) = named("unknown field `") {
         return ConfigError::new(ConfigErrorCode::UnknownField, field, message);
     }
+    if let Some(field) = named("duplicate field `") {
+        return ConfigError::new(ConfigErrorCode::InvalidJson, field, message);
+    }
     if let Some(field) = named("missing field `") {
         return ConfigError::new(ConfigErrorCode::Required, field, message);
     }

@@ -3,6 +3,18 @@
 //! A sans-IO resilience engine: it decides what to do when a call fails, and
 //! only decides. The host passes `now` in, gets a decision out, and does the
 //! sleeping and the I/O itself.
+//!
+//! Library code never panics: a running policy answers every question with a
+//! decision. These lints hold the library to that; tests, examples and
+//! benchmarks are exempt.
+#![warn(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
 
 pub mod backoff;
 pub mod breaker;
@@ -30,6 +42,7 @@ pub use decision::{
     Admission, AttemptPlan, Decision, DelaySource, Done, GiveUp, Matched, Retry, StopReason,
 };
 pub use error::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
+pub use hints::parse_retry_after;
 pub use key::{canonical_json, idempotency_key, random_key};
 pub use outcome::{Outcome, OutcomeKind};
 pub use policy::Policy;

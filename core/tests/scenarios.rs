@@ -154,7 +154,9 @@ fn attempts_are_capped() {
     let mut now = 0;
     for expected in [100, 200] {
         let _ = proceed(&mut p, now, &mut call);
-        now += retry_delay(p.on_outcome(at(now), &mut call, Outcome::status(500)));
+        let delay = retry_delay(p.on_outcome(at(now), &mut call, Outcome::status(500)));
+        assert_eq!(delay, expected);
+        now += delay;
     }
     let _ = proceed(&mut p, now, &mut call);
     let g = give_up(p.on_outcome(at(now), &mut call, Outcome::status(500)));
@@ -169,9 +171,11 @@ fn attempts_are_capped() {
 
 #[test]
 fn no_retry_is_scheduled_past_the_deadline() {
-    let mut p = policy(
-        r#", "timeouts": {"total_ms": 1000}, "backoff": {"strategy": "exponential", "base_ms": 600, "cap_ms": 5000, "multiplier": 2.0}"#,
-    );
+    let mut p = Policy::from_json(
+        r#"{"seed": 1, "timeouts": {"total_ms": 1000},
+            "backoff": {"strategy": "exponential", "base_ms": 600, "cap_ms": 5000}}"#,
+    )
+    .unwrap();
     let mut call = p.start(at(0), CallSpec::new("op"));
     let plan = proceed(&mut p, 0, &mut call);
     assert_eq!(plan.timeout_ms, Some(1000)); // min(read 30 s, 1 s left)

@@ -23,7 +23,12 @@ fn policy_files() -> Vec<(String, Value)> {
     files.sort();
     files
         .into_iter()
-        .map(|p| (p.display().to_string(), serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap()))
+        .map(|p| {
+            (
+                p.display().to_string(),
+                serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap(),
+            )
+        })
         .filter(|(_, v): &(String, Value)| v["kind"] == "policy")
         .collect()
 }
@@ -60,7 +65,10 @@ fn check(context: &str, actual: &Value, step: &Value) {
     if let Some(parts) = step["observation_contains"].as_array() {
         let text = actual["observation"].as_str().unwrap_or_default();
         for part in parts {
-            assert!(text.contains(part.as_str().unwrap()), "{context}: observation {text:?} lacks {part}");
+            assert!(
+                text.contains(part.as_str().unwrap()),
+                "{context}: observation {text:?} lacks {part}"
+            );
         }
     }
 }
@@ -102,11 +110,18 @@ fn run_scenario(file: &str, scenario: &Value) {
                     .as_array()
                     .map(|hs| {
                         hs.iter()
-                            .map(|h| (h[0].as_str().unwrap().to_owned(), h[1].as_str().unwrap().to_owned()))
+                            .map(|h| {
+                                (
+                                    h[0].as_str().unwrap().to_owned(),
+                                    h[1].as_str().unwrap().to_owned(),
+                                )
+                            })
                             .collect()
                     })
                     .unwrap_or_default();
-                let wall = o["wall_now_unix_ms"].as_u64().map(WallClock::from_unix_millis);
+                let wall = o["wall_now_unix_ms"]
+                    .as_u64()
+                    .map(WallClock::from_unix_millis);
                 let hint = server_hint(headers.iter().map(|(n, v)| (n.as_str(), v.as_str())), wall);
                 let detail = o["detail"].as_str().map(str::to_owned);
                 let mut outcome = outcome_kind(o).with_hint(hint);
