@@ -1,1 +1,33 @@
-//! (module under construction)
+//! The record of each decision: a structured log line, metrics, alerts.
+//!
+//! Seed 001 section 7 ("Monitoring and Observability") asks for three things,
+//! and each lives in its own submodule:
+//!
+//! - [`LogRecord`]: one JSON line per retry decision, with exactly the seed's
+//!   fields (`timestamp`, `operation`, `attempt`, `delay_ms`, `error`,
+//!   `strategy`, `outcome`, `total_duration_ms`) in that order.
+//! - [`Metrics`]: the per-scope counters (`retry_total`, `retry_success`,
+//!   `retry_exhausted`, ...), the `retry_duration` histogram and the
+//!   `circuit_breaker_state` gauge, exported as a plain-data
+//!   [`MetricsSnapshot`] that merges across scopes.
+//! - Alerts: the seed's three rules (retry rate, exhausted rate, breaker open)
+//!   evaluated over a sliding window fed by the same [`Metrics`] calls, and
+//!   reported as [`RecordEvent::AlertChanged`] only when a level changes.
+//!
+//! Everything here is sans-IO: the policy passes `now` (monotonic) and, for
+//! log timestamps only, a [`crate::WallClock`]; it gets plain data back. The
+//! types know nothing of the policy, so they can be unit-tested and reused by
+//! hosts that only want the log format.
+
+mod alerts;
+mod log;
+mod metrics;
+mod window;
+
+pub use alerts::{Alert, AlertConfig, AlertLevel, AlertRule, RecordEvent, EVENT_QUEUE_CAPACITY};
+pub use log::{LogError, LogOutcome, LogRecord};
+pub use metrics::{
+    BreakerGauge, CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,
+    RETRY_DURATION_BOUNDS_MS, RETRY_DURATION_BUCKETS,
+};
+pub use window::WINDOW_BUCKETS;

@@ -1,0 +1,581 @@
+//! Alert rules of seed 001 section 7, evaluated over a sliding window.
+//!
+//! ```text
+//! IF retry_rate > 20% of requests      -> Warning
+//! IF retry_exhausted_rate > 5%         -> Critical
+//! IF circuit_breaker_state == OPEN     -> Critical
+//! ```
+//!
+//! The core does not page anyone: it reports a [`RecordEvent::AlertChanged`]
+//! when a rule's level changes and the host routes it. Reporting changes
+//! rather than levels keeps the event stream quiet while nothing changes,
+//! and the queue bounded however often the policy evaluates.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::metrics::BreakerGauge;
+use super::window::{Window, WindowCounts};
+use crate::error::{ConfigError, ConfigErrorCode};
+use crate::time::Instant;
+
+/// How many unread events the queue keeps. When full, the oldest event is
+/// dropped (and counted): the newest level is what the host must act on, and
+/// a dropped change is visible because the next event's `from` no longer
+/// matches the last `to` the host saw. Three rules change at most three
+/// times per evaluation, so a host that drains after each call never loses one.
+pub const EVENT_QUEUE_CAPACITY: usize = 32;
+
+/// Thresholds and window for the alert rules.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AlertConfig {
+    /// Length of the sliding window in ms (default 60 000: "per minute").
+    /// Counted in [`super::WINDOW_BUCKETS`] buckets, so the window is exact to
+    /// within `window_ms / 12`. Allowed: 1 000 ..= 86 400 000.
+    pub window_ms: u64,
+    /// `retry_rate` (retry attempts / attempts in the window) strictly above
+    /// this raises a warning. Default 0.20. Allowed: 0.0 ..= 1.0.
+    pub retry_rate_warning: f64,
+    /// `exhausted_rate` (exhausted calls / finished calls in the window)
+    /// strictly above this raises a critical alert. Default 0.05.
+    /// Allowed: 0.0 ..= 1.0.
+    pub exhausted_rate_critical: f64,
+    /// A rate only alerts when its denominator in the window (attempts for
+    /// `retry_rate`, finished calls for `exhausted_rate`) is at least this.
+    /// Default 20. Why: on thin traffic a rate is noise; one retry in two
+    /// calls is a 50 % retry rate and not an incident. 0 disables the floor.
+    pub min_requests: u32,
+}
+
+impl Default for AlertConfig {
+    fn default() -> Self {
+        AlertConfig {
+            window_ms: 60_000,
+            retry_rate_warning: 0.20,
+            exhausted_rate_critical: 0.05,
+            min_requests: 20,
+        }
+    }
+}
+
+const MIN_WINDOW_MS: u64 = 1_000;
+const MAX_WINDOW_MS: u64 = 86_400_000;
+
+fn field(prefix: &str, name: &str) -> String {
+    if prefix.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{prefix}.{name}")
+    }
+}
+
+fn check_rate(prefix: &str, name: &str, value: f64) -> Result<(), ConfigError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            ConfigErrorCode::OutOfRange,
+            field(prefix, name),
+            format!("must be a fraction between 0.0 and 1.0, got {value}"),
+        ))
+    }
+}
+
+impl AlertConfig {
+    /// Checks every field; `field_prefix` is the dotted path of this config in
+    /// the caller's document (e.g. `"record.alerts"`, or `""` at the root) so
+    /// errors name the field as the user wrote it.
+    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
+        if !(MIN_WINDOW_MS..=MAX_WINDOW_MS).contains(&self.window_ms) {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                field(field_prefix, "window_ms"),
+                format!(
+                    "must be between {MIN_WINDOW_MS} and {MAX_WINDOW_MS} ms, got {}",
+                    self.window_ms
+                ),
+            ));
+        }
+        check_rate(field_prefix, "retry_rate_warning", self.retry_rate_warning)?;
+        check_rate(
+            field_prefix,
+            "exhausted_rate_critical",
+            self.exhausted_rate_critical,
+        )
+    }
+}
+
+/// How bad a rule currently is. Ordered by severity.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertLevel {
+    /// The rule does not fire.
+    #[default]
+    Ok,
+    /// Worth a look (retry rate high).
+    Warning,
+    /// Act now (calls exhausting their attempts, breaker open).
+    Critical,
+}
+
+impl AlertLevel {
+    /// The stable snake_case code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            AlertLevel::Ok => "ok",
+            AlertLevel::Warning => "warning",
+            AlertLevel::Critical => "critical",
+        }
+    }
+
+    /// The level named by `code`, if any.
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<Self> {
+        match code {
+            "ok" => Some(AlertLevel::Ok),
+            "warning" => Some(AlertLevel::Warning),
+            "critical" => Some(AlertLevel::Critical),
+            _ => None,
+        }
+    }
+}
+
+/// The three rules of seed 001. Every rule fires when `value > threshold`
+/// (strict, as the seed writes it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AlertRule {
+    /// Retry attempts / attempts in the window; fires `warning`.
+    RetryRate,
+    /// Exhausted calls / finished calls in the window; fires `critical`.
+    ExhaustedRate,
+    /// The breaker gauge (0 closed, 1 half_open, 2 open) against a threshold
+    /// of 1, i.e. `state == open`; fires `critical`. A half-open breaker is
+    /// already recovering, so it does not page.
+    CircuitOpen,
+}
+
+impl AlertRule {
+    /// All rules, in the fixed order used by [`super::Metrics::alerts`].
+    pub const ALL: [AlertRule; 3] = [
+        AlertRule::RetryRate,
+        AlertRule::ExhaustedRate,
+        AlertRule::CircuitOpen,
+    ];
+
+    /// The stable snake_case code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            AlertRule::RetryRate => "retry_rate",
+            AlertRule::ExhaustedRate => "exhausted_rate",
+            AlertRule::CircuitOpen => "circuit_open",
+        }
+    }
+
+    /// The rule named by `code`, if any.
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<Self> {
+        match code {
+            "retry_rate" => Some(AlertRule::RetryRate),
+            "exhausted_rate" => Some(AlertRule::ExhaustedRate),
+            "circuit_open" => Some(AlertRule::CircuitOpen),
+            _ => None,
+        }
+    }
+
+    /// The level the rule raises when it fires.
+    #[must_use]
+    pub const fn firing_level(self) -> AlertLevel {
+        match self {
+            AlertRule::RetryRate => AlertLevel::Warning,
+            AlertRule::ExhaustedRate | AlertRule::CircuitOpen => AlertLevel::Critical,
+        }
+    }
+}
+
+/// A rule's state as of its last evaluation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Alert {
+    /// Current level.
+    pub level: AlertLevel,
+    /// Which rule.
+    pub rule: AlertRule,
+    /// The measured value (a rate in 0..=1, or the breaker gauge).
+    pub value: f64,
+    /// The configured threshold; the rule fires when `value > threshold`.
+    pub threshold: f64,
+    /// When it was evaluated.
+    pub at: Instant,
+}
+
+/// Side information queued for the host and drained with
+/// [`super::Metrics::poll_event`]. Serialized with a `kind` tag
+/// (`{"kind":"alert_changed","rule":"retry_rate",...}`) like every value the
+/// bindings hand out.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum RecordEvent {
+    /// A rule's level changed at `at`.
+    AlertChanged {
+        /// Which rule.
+        rule: AlertRule,
+        /// The level before.
+        from: AlertLevel,
+        /// The level now.
+        to: AlertLevel,
+        /// The value that caused the change.
+        value: f64,
+        /// The threshold it was compared with.
+        threshold: f64,
+        /// When the change was observed.
+        at: Instant,
+    },
+}
+
+/// One rule's last evaluation, kept as integers so that a saved state
+/// restores exactly; [`Alert::value`] is derived from it on demand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+struct RuleState {
+    rule: AlertRule,
+    level: AlertLevel,
+    /// Rate numerator, or the breaker gauge for `circuit_open`.
+    numerator: u64,
+    /// Rate denominator, or 1 for `circuit_open`.
+    denominator: u64,
+    at: Instant,
+}
+
+/// The evaluator: window counts, last levels, pending events.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub(crate) struct AlertEvaluator {
+    config: AlertConfig,
+    window: Window,
+    rules: [RuleState; 3],
+    events: VecDeque<RecordEvent>,
+    dropped_events: u64,
+}
+
+/// `numerator / denominator`, 0 for an empty window (no traffic is no
+/// alert, and never NaN).
+fn ratio(numerator: u64, denominator: u64) -> f64 {
+    if denominator == 0 {
+        0.0
+    } else {
+        numerator as f64 / denominator as f64
+    }
+}
+
+impl AlertEvaluator {
+    pub(crate) fn new(config: AlertConfig) -> Self {
+        let rules = AlertRule::ALL.map(|rule| RuleState {
+            rule,
+            level: AlertLevel::Ok,
+            numerator: 0,
+            denominator: 0,
+            at: Instant::ZERO,
+        });
+        AlertEvaluator {
+            config,
+            window: Window::default(),
+            rules,
+            events: VecDeque::new(),
+            dropped_events: 0,
+        }
+    }
+
+    pub(crate) fn config(&self) -> &AlertConfig {
+        &self.config
+    }
+
+    pub(crate) fn record(&mut self, now: Instant, delta: &WindowCounts) {
+        self.window
+            .add(self.config.window_ms, now.as_millis(), delta);
+    }
+
+    /// Re-evaluates every rule at `now` and queues a change event for each
+    /// rule whose level moved.
+    pub(crate) fn evaluate(&mut self, now: Instant, breaker: BreakerGauge) {
+        let counts = self.window.totals(self.config.window_ms, now.as_millis());
+        let floor = u64::from(self.config.min_requests);
+        for state in &mut self.rules {
+            let (numerator, denominator, enough) = match state.rule {
+                AlertRule::RetryRate => (
+                    counts.retry_attempts,
+                    counts.attempts,
+                    counts.attempts >= floor,
+                ),
+                AlertRule::ExhaustedRate => {
+                    (counts.exhausted, counts.finished, counts.finished >= floor)
+                }
+                // A breaker state is not a rate: no floor applies.
+                AlertRule::CircuitOpen => (u64::from(breaker.value()), 1, true),
+            };
+            let value = ratio(numerator, denominator);
+            let threshold = threshold(&self.config, state.rule);
+            let level = if enough && value > threshold {
+                state.rule.firing_level()
+            } else {
+                AlertLevel::Ok
+            };
+            if level != state.level {
+                let event = RecordEvent::AlertChanged {
+                    rule: state.rule,
+                    from: state.level,
+                    to: level,
+                    value,
+                    threshold,
+                    at: now,
+                };
+                push_bounded(&mut self.events, &mut self.dropped_events, event);
+            }
+            *state = RuleState {
+                rule: state.rule,
+                level,
+                numerator,
+                denominator,
+                at: now,
+            };
+        }
+    }
+
+    pub(crate) fn poll_event(&mut self) -> Option<RecordEvent> {
+        self.events.pop_front()
+    }
+
+    pub(crate) fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
+    pub(crate) fn dropped_events(&self) -> u64 {
+        self.dropped_events
+    }
+
+    pub(crate) fn alerts(&self) -> [Alert; 3] {
+        self.rules.map(|state| Alert {
+            level: state.level,
+            rule: state.rule,
+            value: ratio(state.numerator, state.denominator),
+            threshold: threshold(&self.config, state.rule),
+            at: state.at,
+        })
+    }
+}
+
+/// Appends `event`, dropping (and counting) the oldest events first if the
+/// queue is full.
+fn push_bounded(events: &mut VecDeque<RecordEvent>, dropped: &mut u64, event: RecordEvent) {
+    while events.len() >= EVENT_QUEUE_CAPACITY {
+        events.pop_front();
+        *dropped = dropped.saturating_add(1);
+    }
+    events.push_back(event);
+}
+
+fn threshold(config: &AlertConfig, rule: AlertRule) -> f64 {
+    match rule {
+        AlertRule::RetryRate => config.retry_rate_warning,
+        AlertRule::ExhaustedRate => config.exhausted_rate_critical,
+        AlertRule::CircuitOpen => f64::from(BreakerGauge::HalfOpen.value()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn default_config_is_the_seed() {
+        let config = AlertConfig::default();
+        assert_eq!(config.window_ms, 60_000);
+        assert_eq!(config.retry_rate_warning, 0.20);
+        assert_eq!(config.exhausted_rate_critical, 0.05);
+        assert_eq!(config.min_requests, 20);
+        assert_eq!(config.validate("alerts"), Ok(()));
+    }
+
+    #[test]
+    fn validate_names_the_field() {
+        let bad = AlertConfig {
+            window_ms: 999,
+            ..AlertConfig::default()
+        };
+        let err = bad.validate("record.alerts").unwrap_err();
+        assert_eq!(err.code(), ConfigErrorCode::OutOfRange);
+        assert_eq!(err.field(), "record.alerts.window_ms");
+
+        let bad = AlertConfig {
+            retry_rate_warning: f64::NAN,
+            ..AlertConfig::default()
+        };
+        assert_eq!(bad.validate("").unwrap_err().field(), "retry_rate_warning");
+
+        let bad = AlertConfig {
+            exhausted_rate_critical: 1.5,
+            ..AlertConfig::default()
+        };
+        assert_eq!(
+            bad.validate("a").unwrap_err().field(),
+            "a.exhausted_rate_critical"
+        );
+
+        let bad = AlertConfig {
+            window_ms: 86_400_001,
+            ..AlertConfig::default()
+        };
+        assert!(bad.validate("").is_err());
+        let edge = AlertConfig {
+            window_ms: 1_000,
+            retry_rate_warning: 0.0,
+            exhausted_rate_critical: 1.0,
+            min_requests: 0,
+        };
+        assert_eq!(edge.validate(""), Ok(()));
+    }
+
+    #[test]
+    fn config_json_rejects_unknown_fields_and_fills_defaults() {
+        let config: AlertConfig = serde_json::from_str(r#"{"min_requests":5}"#).unwrap();
+        assert_eq!(
+            config,
+            AlertConfig {
+                min_requests: 5,
+                ..AlertConfig::default()
+            }
+        );
+        assert!(serde_json::from_str::<AlertConfig>(r#"{"window":5}"#).is_err());
+    }
+
+    #[test]
+    fn codes_round_trip() {
+        for level in [AlertLevel::Ok, AlertLevel::Warning, AlertLevel::Critical] {
+            assert_eq!(AlertLevel::from_code(level.code()), Some(level));
+            assert_eq!(
+                serde_json::to_string(&level).unwrap(),
+                format!("\"{}\"", level.code())
+            );
+        }
+        for rule in AlertRule::ALL {
+            assert_eq!(AlertRule::from_code(rule.code()), Some(rule));
+            assert_eq!(
+                serde_json::to_string(&rule).unwrap(),
+                format!("\"{}\"", rule.code())
+            );
+        }
+        assert_eq!(AlertLevel::from_code("OK"), None);
+        assert_eq!(AlertRule::from_code("open"), None);
+    }
+
+    #[test]
+    fn event_json_is_tagged_by_kind() {
+        let event = RecordEvent::AlertChanged {
+            rule: AlertRule::CircuitOpen,
+            from: AlertLevel::Ok,
+            to: AlertLevel::Critical,
+            value: 2.0,
+            threshold: 1.0,
+            at: Instant::from_millis(7),
+        };
+        let json = serde_json::to_string(&event).unwrap();
+        assert_eq!(
+            json,
+            r#"{"kind":"alert_changed","rule":"circuit_open","from":"ok","to":"critical","value":2.0,"threshold":1.0,"at":7}"#
+        );
+        assert_eq!(serde_json::from_str::<RecordEvent>(&json).unwrap(), event);
+    }
+
+    #[test]
+    fn strict_threshold_and_floor() {
+        let config = AlertConfig {
+            min_requests: 10,
+            ..AlertConfig::default()
+        };
+        let mut ev = AlertEvaluator::new(config);
+        // 10 attempts, 2 retries: exactly 20 %, not above it.
+        ev.record(
+            Instant::from_millis(0),
+            &WindowCounts {
+                attempts: 10,
+                retry_attempts: 2,
+                ..WindowCounts::default()
+            },
+        );
+        ev.evaluate(Instant::from_millis(0), BreakerGauge::Closed);
+        assert_eq!(ev.poll_event(), None);
+        // One more retry attempt: 3 / 11 > 20 %.
+        ev.record(
+            Instant::from_millis(1),
+            &WindowCounts {
+                attempts: 1,
+                retry_attempts: 1,
+                ..WindowCounts::default()
+            },
+        );
+        ev.evaluate(Instant::from_millis(1), BreakerGauge::Closed);
+        let Some(RecordEvent::AlertChanged { rule, from, to, .. }) = ev.poll_event() else {
+            panic!("expected an event");
+        };
+        assert_eq!(
+            (rule, from, to),
+            (AlertRule::RetryRate, AlertLevel::Ok, AlertLevel::Warning)
+        );
+        // Re-evaluating without change queues nothing.
+        ev.evaluate(Instant::from_millis(2), BreakerGauge::Closed);
+        assert_eq!(ev.poll_event(), None);
+    }
+
+    #[test]
+    fn below_floor_never_alerts() {
+        let mut ev = AlertEvaluator::new(AlertConfig::default());
+        ev.record(
+            Instant::from_millis(0),
+            &WindowCounts {
+                attempts: 19,
+                retry_attempts: 19,
+                finished: 19,
+                exhausted: 19,
+            },
+        );
+        ev.evaluate(Instant::from_millis(0), BreakerGauge::Closed);
+        assert_eq!(ev.poll_event(), None);
+        assert!(ev.alerts().iter().all(|a| a.level == AlertLevel::Ok));
+        assert_eq!(ev.alerts()[0].value, 1.0);
+    }
+
+    #[test]
+    fn half_open_does_not_page() {
+        let mut ev = AlertEvaluator::new(AlertConfig::default());
+        ev.evaluate(Instant::from_millis(0), BreakerGauge::HalfOpen);
+        assert_eq!(ev.poll_event(), None);
+        ev.evaluate(Instant::from_millis(1), BreakerGauge::Open);
+        assert!(matches!(
+            ev.poll_event(),
+            Some(RecordEvent::AlertChanged { rule: AlertRule::CircuitOpen, value, .. }) if value == 2.0
+        ));
+    }
+
+    #[test]
+    fn queue_is_bounded_and_drops_oldest() {
+        let mut ev = AlertEvaluator::new(AlertConfig::default());
+        for i in 0..100u64 {
+            let state = if i % 2 == 0 {
+                BreakerGauge::Open
+            } else {
+                BreakerGauge::Closed
+            };
+            ev.evaluate(Instant::from_millis(i), state);
+        }
+        assert_eq!(ev.pending_events(), EVENT_QUEUE_CAPACITY);
+        assert_eq!(ev.dropped_events(), 100 - EVENT_QUEUE_CAPACITY as u64);
+        let Some(RecordEvent::AlertChanged { at, .. }) = ev.poll_event() else {
+            panic!("expected an event");
+        };
+        assert_eq!(at, Instant::from_millis(100 - EVENT_QUEUE_CAPACITY as u64));
+    }
+}
