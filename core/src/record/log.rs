@@ -193,43 +193,9 @@ fn write_escaped(f: &mut fmt::Formatter<'_>, text: &str) -> fmt::Result {
     Ok(())
 }
 
-/// The last millisecond of year 9999: beyond it an ISO 8601 year needs a
-/// fifth digit and a sign, which most log parsers reject.
-const MAX_TIMESTAMP_MS: u64 = 253_402_300_799_999;
-
-const MS_PER_DAY: u64 = 86_400_000;
-
-// TEMP: replace with crate::httpdate::format_rfc3339_millis at merge
-/// Formats Unix milliseconds as `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC), clamping
-/// instants after 9999-12-31T23:59:59.999Z to that instant.
-fn format_timestamp(unix_ms: u64) -> String {
-    let ms = unix_ms.min(MAX_TIMESTAMP_MS);
-    let days = ms / MS_PER_DAY;
-    let in_day = ms % MS_PER_DAY;
-    let (year, month, day) = civil_from_days(days);
-    let hour = in_day / 3_600_000;
-    let minute = in_day / 60_000 % 60;
-    let second = in_day / 1000 % 60;
-    let milli = in_day % 1000;
-    format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}:{second:02}.{milli:03}Z")
-}
-
-/// Days since 1970-01-01 to a proleptic Gregorian (year, month, day), after
-/// Howard Hinnant's `civil_from_days`. Only non-negative days reach it, so
-/// unsigned arithmetic suffices; `days` is at most ~2.9 million (the clamp),
-/// far from any overflow.
-fn civil_from_days(days: u64) -> (u64, u64, u64) {
-    let z = days + 719_468; // shift the epoch to 0000-03-01
-    let era = z / 146_097;
-    let doe = z - era * 146_097; // [0, 146096]
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365; // [0, 399]
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100); // [0, 365]
-    let mp = (5 * doy + 2) / 153; // [0, 11], March = 0
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + u64::from(month <= 2);
-    (year, month, day)
-}
+/// Log timestamps use the one ISO 8601 formatter of the crate (UTC, ms,
+/// clamped to year 9999).
+use crate::httpdate::format_rfc3339_millis as format_timestamp;
 
 #[cfg(test)]
 mod tests {
@@ -297,8 +263,9 @@ mod tests {
         // leap-year rule alone, and compare.
         let mut expected = (1970u64, 1u64, 1u64);
         for days in 0..157_000u64 {
-            assert_eq!(civil_from_days(days), expected, "day {days}");
             let (y, m, d) = expected;
+            let date = format_timestamp(days * 86_400_000);
+            assert_eq!(&date[..10], format!("{y:04}-{m:02}-{d:02}"), "day {days}");
             let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
             let len = match m {
                 2 if leap => 29,
