@@ -1,0 +1,684 @@
+//! The composed budget a policy keeps per scope.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use super::grpc::{GrpcThrottle, GrpcThrottleConfig};
+use super::ratio::{RatioBudget, RatioConfig};
+use super::run_cap::{RunCap, RunCapConfig};
+use super::token_bucket::{TokenBucket, TokenBucketConfig};
+use super::{field, BudgetKind, RetryCost};
+use crate::error::ConfigError;
+use crate::time::{Instant, MonotonicClamp};
+
+/// How many events wait for [`RetryBudget::poll_event`] at most. Coalescing
+/// keeps at most one pending event per budget in normal use; the bound only
+/// matters for a host that never polls, and then the oldest events go first.
+pub const EVENT_QUEUE_CAPACITY: usize = 16;
+
+/// Which budgets are on, and their settings.
+///
+/// JSON shape: `{"ratio": {...}, "run_cap": {...}, "token_bucket": {...},
+/// "grpc": {...}}`, each key optional. A key that is **absent** takes the
+/// default: the ratio budget on with its seed defaults, the others off. A key
+/// set to **`null`** turns that budget off, so `{"ratio": null}` alone turns
+/// every budget off. `{}` as a section's value means "on, with its defaults".
+///
+/// Why the ratio budget is on by default: it is the only one that adapts to
+/// traffic, so it is safe for any scope (at most 10 % extra load plus a small
+/// floor); the others encode a specific ecosystem's numbers or a run length
+/// that only the user knows.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryBudgetConfig {
+    /// The [`RatioBudget`]; on by default.
+    #[serde(default = "default_ratio")]
+    pub ratio: Option<RatioConfig>,
+    /// The [`RunCap`]; off by default.
+    #[serde(default)]
+    pub run_cap: Option<RunCapConfig>,
+    /// The [`TokenBucket`]; off by default.
+    #[serde(default)]
+    pub token_bucket: Option<TokenBucketConfig>,
+    /// The [`GrpcThrottle`]; off by default.
+    #[serde(default)]
+    pub grpc: Option<GrpcThrottleConfig>,
+}
+
+#[allow(clippy::unnecessary_wraps)] // serde's `default = "..."` needs a function
+fn default_ratio() -> Option<RatioConfig> {
+    Some(RatioConfig::default())
+}
+
+impl Default for RetryBudgetConfig {
+    fn default() -> Self {
+        RetryBudgetConfig {
+            ratio: default_ratio(),
+            run_cap: None,
+            token_bucket: None,
+            grpc: None,
+        }
+    }
+}
+
+impl RetryBudgetConfig {
+    /// Checks every enabled budget; fields are named `<prefix>.ratio.ratio`,
+    /// `<prefix>.grpc.max_tokens`, ...
+    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
+        if let Some(ratio) = &self.ratio {
+            ratio.validate(&field(field_prefix, BudgetKind::Ratio.code()))?;
+        }
+        if let Some(bucket) = &self.token_bucket {
+            bucket.validate(&field(field_prefix, BudgetKind::TokenBucket.code()))?;
+        }
+        if let Some(grpc) = &self.grpc {
+            grpc.validate(&field(field_prefix, BudgetKind::Grpc.code()))?;
+        }
+        // Every u32 is a valid run cap.
+        Ok(())
+    }
+}
+
+/// Proof that a retry was admitted, to hand back to
+/// [`RetryBudget::on_attempt_success`] if that retry succeeds: the AWS quota
+/// refunds exactly what the retry cost.
+///
+/// Plain data, so a binding can pass it through as a number. A forged ticket
+/// is harmless: refunds are capped at capacity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[must_use]
+pub struct RetryTicket {
+    /// Tokens the token bucket took for this retry (`None` if it is off).
+    pub token_cost: Option<u32>,
+}
+
+/// A retry was refused; names the budget that said no.
+///
+/// When several refuse at once, `budget` is the first in the fixed order
+/// `ratio`, `run_cap`, `token_bucket`, `grpc` (each still gets its event).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Refusal {
+    /// The budget that refused.
+    pub budget: BudgetKind,
+}
+
+impl Refusal {
+    /// The refusing budget's code: `"ratio"`, `"run_cap"`, `"token_bucket"`
+    /// or `"grpc"`.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        self.budget.code()
+    }
+}
+
+/// Side information for the host's logs and metrics, drained with
+/// [`RetryBudget::poll_event`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind")]
+pub enum BudgetEvent {
+    /// A budget refused a retry. Queued once per budget until that budget
+    /// allows a retry again, so a storm logs one line, not thousands.
+    #[serde(rename = "budget_exhausted")]
+    Exhausted {
+        /// Which budget.
+        budget: BudgetKind,
+        /// When (clamped host time).
+        at: Instant,
+    },
+}
+
+impl BudgetEvent {
+    /// The stable code (`"budget_exhausted"`), also the JSON `kind`.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            BudgetEvent::Exhausted { .. } => "budget_exhausted",
+        }
+    }
+
+    /// The log message hosts print, from the seed runbook.
+    #[must_use]
+    pub const fn message(&self) -> &'static str {
+        match self {
+            BudgetEvent::Exhausted { .. } => "Retry budget exceeded",
+        }
+    }
+}
+
+/// A read-only view of every enabled budget, for metrics, bindings and tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BudgetStatus {
+    /// The ratio budget's window, if on.
+    pub ratio: Option<RatioStatus>,
+    /// The run cap, if on.
+    pub run_cap: Option<RunCapStatus>,
+    /// The token bucket, if on.
+    pub token_bucket: Option<TokenBucketStatus>,
+    /// The gRPC throttle, if on.
+    pub grpc: Option<GrpcStatus>,
+}
+
+/// The ratio budget's window at a given time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RatioStatus {
+    /// First attempts in the window.
+    pub requests: u64,
+    /// Retries in the window.
+    pub retries: u64,
+    /// Retries the window can hold; a retry is allowed iff `retries < max_retries`.
+    pub max_retries: u64,
+}
+
+/// The run cap's usage.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunCapStatus {
+    /// Retries taken so far.
+    pub used: u32,
+    /// The cap.
+    pub max_retries: u32,
+}
+
+/// The token bucket's fill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenBucketStatus {
+    /// Tokens available.
+    pub tokens: u32,
+    /// Tokens in a full bucket.
+    pub capacity: u32,
+}
+
+/// The gRPC throttle's fill, in thousandths of a token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GrpcStatus {
+    /// Tokens now, in thousandths.
+    pub milli_tokens: u32,
+    /// A full throttle, in thousandths.
+    pub max_milli_tokens: u32,
+    /// Whether a retry is allowed now.
+    pub retry_allowed: bool,
+}
+
+/// The enabled retry budgets of one scope, consulted together.
+///
+/// A policy keeps one per scope and calls, for every operation:
+/// [`on_first_attempt`](Self::on_first_attempt) once, then per attempt
+/// [`on_attempt_failure`](Self::on_attempt_failure) (for failures that count,
+/// i.e. retryable ones) or [`on_attempt_success`](Self::on_attempt_success),
+/// and [`try_retry`](Self::try_retry) before each retry.
+///
+/// A retry goes ahead only if **every** enabled budget agrees. All are checked
+/// first and only then charged, so one budget's refusal never consumes from
+/// another; a refused retry changes no budget (only the event bookkeeping).
+/// The whole value serializes for snapshots and round-trips exactly.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RetryBudget {
+    clamp: MonotonicClamp,
+    ratio: Option<RatioBudget>,
+    run_cap: Option<RunCap>,
+    token_bucket: Option<TokenBucket>,
+    grpc: Option<GrpcThrottle>,
+    /// Budgets whose refusal has been reported and that have not allowed a
+    /// retry since, in [`BudgetKind::ALL`] order.
+    exhausted: Vec<BudgetKind>,
+    events: VecDeque<BudgetEvent>,
+    dropped_events: u64,
+}
+
+impl Default for RetryBudget {
+    /// The default config: the ratio budget alone, with seed defaults.
+    fn default() -> Self {
+        Self::new_unchecked(RetryBudgetConfig::default())
+    }
+}
+
+impl RetryBudget {
+    /// Fresh budgets; validates `config` with fields named `budget.*`.
+    pub fn new(config: RetryBudgetConfig) -> Result<Self, ConfigError> {
+        config.validate("budget")?;
+        Ok(Self::new_unchecked(config))
+    }
+
+    fn new_unchecked(config: RetryBudgetConfig) -> Self {
+        RetryBudget {
+            clamp: MonotonicClamp::new(),
+            ratio: config.ratio.map(RatioBudget::new_unchecked),
+            run_cap: config.run_cap.map(RunCap::new),
+            token_bucket: config.token_bucket.map(TokenBucket::new_unchecked),
+            grpc: config.grpc.map(GrpcThrottle::new_unchecked),
+            exhausted: Vec::new(),
+            events: VecDeque::new(),
+            dropped_events: 0,
+        }
+    }
+
+    /// Replaces the settings without forgetting what the budgets have seen:
+    /// the ratio window keeps its counts (re-bucketed by the merge rule), the
+    /// run cap keeps its usage, the token bucket and the gRPC throttle keep
+    /// their fill *fraction* (gRPC core's rule). Newly enabled budgets start
+    /// fresh; disabled ones are dropped. On error nothing changes.
+    pub fn reconfigure(&mut self, config: RetryBudgetConfig) -> Result<(), ConfigError> {
+        config.validate("budget")?;
+        self.ratio = match (self.ratio.take(), config.ratio) {
+            (Some(mut budget), Some(c)) => {
+                budget.reconfigure(c);
+                Some(budget)
+            }
+            (None, Some(c)) => Some(RatioBudget::new_unchecked(c)),
+            (_, None) => None,
+        };
+        self.run_cap = match (self.run_cap.take(), config.run_cap) {
+            (Some(mut cap), Some(c)) => {
+                cap.reconfigure(c);
+                Some(cap)
+            }
+            (None, Some(c)) => Some(RunCap::new(c)),
+            (_, None) => None,
+        };
+        self.token_bucket = match (self.token_bucket.take(), config.token_bucket) {
+            (Some(mut bucket), Some(c)) => {
+                bucket.reconfigure(c);
+                Some(bucket)
+            }
+            (None, Some(c)) => Some(TokenBucket::new_unchecked(c)),
+            (_, None) => None,
+        };
+        self.grpc = match (self.grpc.take(), config.grpc) {
+            (Some(mut throttle), Some(c)) => {
+                throttle.reconfigure(c);
+                Some(throttle)
+            }
+            (None, Some(c)) => Some(GrpcThrottle::new_unchecked(c)),
+            (_, None) => None,
+        };
+        let enabled = self.enabled();
+        self.exhausted.retain(|kind| enabled.contains(kind));
+        Ok(())
+    }
+
+    /// The enabled budgets, in [`BudgetKind::ALL`] order.
+    #[must_use]
+    pub fn enabled(&self) -> Vec<BudgetKind> {
+        BudgetKind::ALL
+            .into_iter()
+            .filter(|kind| match kind {
+                BudgetKind::Ratio => self.ratio.is_some(),
+                BudgetKind::RunCap => self.run_cap.is_some(),
+                BudgetKind::TokenBucket => self.token_bucket.is_some(),
+                BudgetKind::Grpc => self.grpc.is_some(),
+            })
+            .collect()
+    }
+
+    /// Records the first attempt of an operation (the ratio budget's deposit).
+    pub fn on_first_attempt(&mut self, now: Instant) {
+        let now = self.clamp.observe(now);
+        if let Some(ratio) = &mut self.ratio {
+            ratio.on_request(now);
+        }
+    }
+
+    /// Asks every enabled budget for one retry after a failure of `kind`.
+    ///
+    /// On success every budget has been charged and the ticket says what the
+    /// token bucket took. On refusal nothing is charged, and an
+    /// [`BudgetEvent::Exhausted`] is queued for each refusing budget that has
+    /// not already reported since it last allowed a retry.
+    pub fn try_retry(&mut self, now: Instant, kind: RetryCost) -> Result<RetryTicket, Refusal> {
+        // Not recorded yet: a refusal must leave every budget as it was.
+        let now = now.max(self.clamp.latest());
+        let verdicts = [
+            (
+                BudgetKind::Ratio,
+                self.ratio.as_ref().map(|ratio| ratio.can_withdraw(now)),
+            ),
+            (
+                BudgetKind::RunCap,
+                self.run_cap.as_ref().map(RunCap::can_withdraw),
+            ),
+            (
+                BudgetKind::TokenBucket,
+                self.token_bucket.as_ref().map(|b| b.can_acquire(kind)),
+            ),
+            (
+                BudgetKind::Grpc,
+                self.grpc.as_ref().map(GrpcThrottle::retry_allowed),
+            ),
+        ];
+        let mut refusal = None;
+        for (budget, verdict) in verdicts {
+            match verdict {
+                Some(false) => {
+                    refusal = refusal.or(Some(Refusal { budget }));
+                    self.report_exhausted(budget, now);
+                }
+                Some(true) | None => self.exhausted.retain(|kind| *kind != budget),
+            }
+        }
+        if let Some(refusal) = refusal {
+            return Err(refusal);
+        }
+        let now = self.clamp.observe(now);
+        // Every check passed, so every charge below succeeds.
+        if let Some(ratio) = &mut self.ratio {
+            let _charged = ratio.try_withdraw(now);
+        }
+        if let Some(cap) = &mut self.run_cap {
+            let _charged = cap.try_withdraw();
+        }
+        let token_cost = self
+            .token_bucket
+            .as_mut()
+            .and_then(|bucket| bucket.try_acquire(kind));
+        // The gRPC throttle charges failures, not retries.
+        Ok(RetryTicket { token_cost })
+    }
+
+    /// Records a successful attempt. Pass the ticket of the retry that
+    /// succeeded, or `None` if it was a first attempt: the token bucket
+    /// refunds the ticket's cost, or its `success_refund` without a ticket.
+    pub fn on_attempt_success(&mut self, now: Instant, ticket: Option<RetryTicket>) {
+        self.clamp.observe(now);
+        if let Some(bucket) = &mut self.token_bucket {
+            bucket.on_success(ticket.and_then(|ticket| ticket.token_cost));
+        }
+        if let Some(grpc) = &mut self.grpc {
+            grpc.on_success();
+        }
+    }
+
+    /// Records a failed attempt that counts against the budgets: a retryable
+    /// failure (A6: a status in `retryableStatusCodes`, or pushback saying
+    /// "don't retry"). Only the gRPC throttle reacts (-1 token); the AWS quota
+    /// charges when the retry is taken and refunds nothing on failure.
+    pub fn on_attempt_failure(&mut self, now: Instant) {
+        self.clamp.observe(now);
+        if let Some(grpc) = &mut self.grpc {
+            grpc.on_failure();
+        }
+    }
+
+    /// The next queued event, oldest first.
+    pub fn poll_event(&mut self) -> Option<BudgetEvent> {
+        self.events.pop_front()
+    }
+
+    /// Events dropped because the host did not poll and the queue was full.
+    #[must_use]
+    pub const fn dropped_events(&self) -> u64 {
+        self.dropped_events
+    }
+
+    /// A view of every enabled budget at `now` (not recorded: a read never
+    /// changes state).
+    #[must_use]
+    pub fn status(&self, now: Instant) -> BudgetStatus {
+        let now = now.max(self.clamp.latest());
+        BudgetStatus {
+            ratio: self.ratio.as_ref().map(|ratio| RatioStatus {
+                requests: ratio.requests_in_window(now),
+                retries: ratio.retries_in_window(now),
+                max_retries: ratio.max_retries_in_window(now),
+            }),
+            run_cap: self.run_cap.as_ref().map(|cap| RunCapStatus {
+                used: cap.used(),
+                max_retries: cap.config().max_retries,
+            }),
+            token_bucket: self.token_bucket.as_ref().map(|bucket| TokenBucketStatus {
+                tokens: bucket.available(),
+                capacity: bucket.capacity(),
+            }),
+            grpc: self.grpc.as_ref().map(|grpc| GrpcStatus {
+                milli_tokens: grpc.milli_tokens(),
+                max_milli_tokens: grpc.max_milli_tokens(),
+                retry_allowed: grpc.retry_allowed(),
+            }),
+        }
+    }
+
+    /// The ratio budget, if on.
+    #[must_use]
+    pub const fn ratio(&self) -> Option<&RatioBudget> {
+        self.ratio.as_ref()
+    }
+
+    /// The run cap, if on.
+    #[must_use]
+    pub const fn run_cap(&self) -> Option<&RunCap> {
+        self.run_cap.as_ref()
+    }
+
+    /// The token bucket, if on.
+    #[must_use]
+    pub const fn token_bucket(&self) -> Option<&TokenBucket> {
+        self.token_bucket.as_ref()
+    }
+
+    /// The gRPC throttle, if on.
+    #[must_use]
+    pub const fn grpc(&self) -> Option<&GrpcThrottle> {
+        self.grpc.as_ref()
+    }
+
+    /// Queues an exhaustion event for `budget` unless one was queued since it
+    /// last allowed a retry.
+    fn report_exhausted(&mut self, budget: BudgetKind, at: Instant) {
+        if self.exhausted.contains(&budget) {
+            return;
+        }
+        self.exhausted.push(budget);
+        self.exhausted.sort_unstable_by_key(|kind| kind.index());
+        while self.events.len() >= EVENT_QUEUE_CAPACITY {
+            self.events.pop_front();
+            self.dropped_events = self.dropped_events.saturating_add(1);
+        }
+        self.events.push_back(BudgetEvent::Exhausted { budget, at });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ms: u64) -> Instant {
+        Instant::from_millis(ms)
+    }
+
+    fn parse(json: &str) -> RetryBudgetConfig {
+        serde_json::from_str(json).unwrap()
+    }
+
+    #[test]
+    fn config_defaults_absent_null_and_empty() {
+        assert_eq!(parse("{}"), RetryBudgetConfig::default());
+        assert_eq!(parse(r#"{"ratio":{}}"#), RetryBudgetConfig::default());
+        let off = parse(r#"{"ratio":null}"#);
+        assert_eq!(off.ratio, None);
+        let all = parse(
+            r#"{"run_cap":{"max_retries":100},"token_bucket":{"profile":"aws_standard"},"grpc":{}}"#,
+        );
+        assert!(all.ratio.is_some() && all.run_cap.is_some());
+        assert!(all.token_bucket.is_some() && all.grpc.is_some());
+        assert!(serde_json::from_str::<RetryBudgetConfig>(r#"{"ratios":{}}"#).is_err());
+        // Round trip keeps "off" distinct from "absent".
+        for config in [off, all, RetryBudgetConfig::default()] {
+            let json = serde_json::to_string(&config).unwrap();
+            assert_eq!(parse(&json), config);
+        }
+    }
+
+    #[test]
+    fn validation_prefixes_fields() {
+        let error = RetryBudget::new(parse(r#"{"ratio":{"ratio":-1}}"#)).unwrap_err();
+        assert_eq!(error.field(), "budget.ratio.ratio");
+        let error = parse(r#"{"grpc":{"max_tokens":0}}"#)
+            .validate("policy.budget")
+            .unwrap_err();
+        assert_eq!(error.field(), "policy.budget.grpc.max_tokens");
+        let error = RetryBudget::new(parse(r#"{"token_bucket":{"retry_cost":0}}"#)).unwrap_err();
+        assert_eq!(error.field(), "budget.token_bucket.retry_cost");
+    }
+
+    #[test]
+    fn all_budgets_must_agree_and_refusal_consumes_nothing() {
+        let config = parse(
+            r#"{"ratio":{"ratio":0,"min_retries_per_sec":0.1},"run_cap":{"max_retries":10},
+                "token_bucket":{"capacity":5}}"#,
+        );
+        let mut budget = RetryBudget::new(config).unwrap();
+        let ticket = budget.try_retry(at(0), RetryCost::Normal).unwrap();
+        assert_eq!(ticket.token_cost, Some(5));
+        let before = budget.clone();
+        let refusal = budget.try_retry(at(10), RetryCost::Normal).unwrap_err();
+        assert_eq!(refusal.code(), "token_bucket");
+        assert_eq!(budget.ratio, before.ratio);
+        assert_eq!(budget.run_cap, before.run_cap);
+        assert_eq!(budget.clamp, before.clamp);
+        assert_eq!(budget.status(at(10)).ratio.unwrap().retries, 1);
+        assert_eq!(budget.status(at(10)).run_cap.unwrap().used, 1);
+    }
+
+    #[test]
+    fn first_refusing_budget_is_named_and_each_reports_once() {
+        let config =
+            parse(r#"{"ratio":{"ratio":0,"min_retries_per_sec":0},"run_cap":{"max_retries":0}}"#);
+        let mut budget = RetryBudget::new(config).unwrap();
+        for t in [5, 6, 7] {
+            assert_eq!(
+                budget
+                    .try_retry(at(t), RetryCost::Normal)
+                    .unwrap_err()
+                    .code(),
+                "ratio"
+            );
+        }
+        let events: Vec<_> = std::iter::from_fn(|| budget.poll_event()).collect();
+        assert_eq!(
+            events,
+            vec![
+                BudgetEvent::Exhausted {
+                    budget: BudgetKind::Ratio,
+                    at: at(5)
+                },
+                BudgetEvent::Exhausted {
+                    budget: BudgetKind::RunCap,
+                    at: at(5)
+                },
+            ]
+        );
+        assert_eq!(events[0].message(), "Retry budget exceeded");
+        let json = serde_json::to_string(&events[0]).unwrap();
+        assert_eq!(
+            json,
+            r#"{"kind":"budget_exhausted","budget":"ratio","at":5}"#
+        );
+    }
+
+    #[test]
+    fn event_rearms_after_an_allowed_retry() {
+        let mut budget = RetryBudget::new(parse(r#"{"token_bucket":{"capacity":5}}"#)).unwrap();
+        let ticket = budget.try_retry(at(0), RetryCost::Normal).unwrap();
+        assert!(budget.try_retry(at(1), RetryCost::Normal).is_err());
+        assert!(budget.try_retry(at(2), RetryCost::Normal).is_err());
+        budget.on_attempt_success(at(3), Some(ticket));
+        assert!(budget.try_retry(at(4), RetryCost::Normal).is_ok());
+        assert!(budget.try_retry(at(5), RetryCost::Normal).is_err());
+        let times: Vec<u64> = std::iter::from_fn(|| budget.poll_event())
+            .map(|BudgetEvent::Exhausted { at, .. }| at.as_millis())
+            .collect();
+        assert_eq!(times, vec![1, 5]);
+    }
+
+    #[test]
+    fn event_queue_is_bounded_and_drops_oldest() {
+        let config = parse(r#"{"ratio":null,"token_bucket":{"capacity":5}}"#);
+        let mut budget = RetryBudget::new(config).unwrap();
+        let _drained = budget.try_retry(at(0), RetryCost::Normal).unwrap();
+        for t in 1..=40 {
+            assert!(budget.try_retry(at(t), RetryCost::Normal).is_err());
+            budget.on_attempt_success(
+                at(t),
+                Some(RetryTicket {
+                    token_cost: Some(5),
+                }),
+            );
+            let _rearmed = budget.try_retry(at(t), RetryCost::Normal).unwrap();
+        }
+        let times: Vec<u64> = std::iter::from_fn(|| budget.poll_event())
+            .map(|BudgetEvent::Exhausted { at, .. }| at.as_millis())
+            .collect();
+        assert_eq!(times, (25..=40).collect::<Vec<u64>>());
+        assert_eq!(times.len(), EVENT_QUEUE_CAPACITY);
+        assert_eq!(budget.dropped_events(), 24);
+    }
+
+    #[test]
+    fn grpc_counts_failures_not_retries() {
+        let mut budget = RetryBudget::new(parse(
+            r#"{"ratio":null,"grpc":{"max_tokens":4,"token_ratio":1.6}}"#,
+        ))
+        .unwrap();
+        budget.on_attempt_failure(at(0));
+        let ticket = budget.try_retry(at(0), RetryCost::Normal).unwrap();
+        assert_eq!(ticket.token_cost, None);
+        assert_eq!(budget.grpc().unwrap().milli_tokens(), 3000);
+        budget.on_attempt_failure(at(0));
+        assert_eq!(
+            budget
+                .try_retry(at(0), RetryCost::Normal)
+                .unwrap_err()
+                .code(),
+            "grpc"
+        );
+    }
+
+    #[test]
+    fn no_budgets_always_allow() {
+        let mut budget = RetryBudget::new(parse(r#"{"ratio":null}"#)).unwrap();
+        assert!(budget.enabled().is_empty());
+        for _ in 0..1000 {
+            assert!(budget.try_retry(at(0), RetryCost::Timeout).is_ok());
+        }
+    }
+
+    #[test]
+    fn reconfigure_carries_state_and_rejects_bad_config() {
+        let mut budget = RetryBudget::new(parse(
+            r#"{"ratio":null,"grpc":{"max_tokens":4,"token_ratio":1}}"#,
+        ))
+        .unwrap();
+        budget.on_attempt_failure(at(0));
+        let before = budget.clone();
+        assert!(budget
+            .reconfigure(parse(r#"{"grpc":{"max_tokens":0}}"#))
+            .is_err());
+        assert_eq!(budget, before);
+        budget
+            .reconfigure(parse(
+                r#"{"ratio":null,"run_cap":{"max_retries":1},"grpc":{"max_tokens":10,"token_ratio":3}}"#,
+            ))
+            .unwrap();
+        assert_eq!(budget.grpc().unwrap().milli_tokens(), 7500);
+        assert_eq!(budget.enabled(), vec![BudgetKind::RunCap, BudgetKind::Grpc]);
+    }
+
+    #[test]
+    fn snapshot_round_trips_exactly() {
+        let config = parse(
+            r#"{"run_cap":{"max_retries":3},"token_bucket":{"profile":"aws_2026"},
+                "grpc":{"max_tokens":7,"token_ratio":0.333}}"#,
+        );
+        let mut budget = RetryBudget::new(config).unwrap();
+        budget.on_first_attempt(at(100));
+        budget.on_attempt_failure(at(120));
+        let ticket = budget.try_retry(at(130), RetryCost::Throttling).unwrap();
+        budget.on_attempt_success(at(150), Some(ticket));
+        for t in 0..5 {
+            let _ = budget.try_retry(at(200 + t), RetryCost::Normal);
+        }
+        let json = serde_json::to_string(&budget).unwrap();
+        let back: RetryBudget = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, budget);
+        assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    }
+}

@@ -1,0 +1,334 @@
+//! A time-bucketed counter over a sliding window, in fixed memory.
+
+use serde::{Deserialize, Serialize};
+
+use crate::time::Instant;
+
+/// The most buckets a ring may have. A window is a few dozen buckets at most in
+/// practice; the bound keeps a hostile config or snapshot from allocating much.
+pub const MAX_BUCKETS: u32 = 1000;
+
+/// One slot of the ring: the absolute bucket it currently holds and its count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+struct Slot {
+    /// Absolute bucket index (`now_ms / bucket_ms`).
+    index: u64,
+    /// Events counted in that bucket (saturating).
+    count: u64,
+}
+
+/// Counts events over a sliding window made of a fixed number of buckets.
+///
+/// **Why buckets.** A retry budget needs "how many requests and retries in the
+/// last minute" at any traffic level. Remembering each event costs memory in
+/// proportion to traffic; a ring of `n` buckets of `bucket_ms` each costs `n`
+/// slots whatever the traffic, at the price of a window that slides by whole
+/// buckets.
+///
+/// **Indexing.** Bucket indexes are *absolute*: the bucket of `now` is
+/// `now_ms / bucket_ms`, and it lives in slot `index % n`. The window at `now`
+/// is the `n` buckets `(c - n, c]` where `c` is the current index, so an event
+/// counted at `t` stops counting at the start of bucket `t / bucket_ms + n`,
+/// between `(n - 1) * bucket_ms` and `n * bucket_ms` after it happened.
+/// Absolute indexes are what make two snapshots comparable and mergeable.
+///
+/// **Time.** The ring remembers the newest bucket it has seen (`head`); an
+/// older reading counts in the newest bucket, like
+/// [`MonotonicClamp`](crate::MonotonicClamp), so a clock stepping back can never
+/// erase newer counts.
+///
+/// **Merge rule.** Two snapshots of the same scope (say, two processes that
+/// each counted their own traffic) merge by summing counts per absolute bucket
+/// index, then dropping every bucket outside the window that ends at the newer
+/// of the two heads. If the geometries differ, each of `other`'s buckets is
+/// re-indexed by its start time (`index * other.bucket_ms / self.bucket_ms`)
+/// into `self`'s geometry. Summing assumes the two snapshots counted disjoint
+/// events: merging a snapshot into itself, or twice, counts its events twice.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawRing")]
+pub struct BucketRing {
+    bucket_ms: u64,
+    head: u64,
+    slots: Vec<Slot>,
+}
+
+/// The unchecked wire form, validated into a [`BucketRing`] on deserialization.
+#[derive(Deserialize)]
+struct RawRing {
+    bucket_ms: u64,
+    head: u64,
+    slots: Vec<Slot>,
+}
+
+impl TryFrom<RawRing> for BucketRing {
+    type Error = String;
+
+    fn try_from(raw: RawRing) -> Result<Self, Self::Error> {
+        let n = raw.slots.len() as u64;
+        if raw.bucket_ms == 0 {
+            return Err("bucket_ms must be at least 1".to_owned());
+        }
+        if n == 0 || n > u64::from(MAX_BUCKETS) {
+            return Err(format!("a ring has 1..={MAX_BUCKETS} slots, not {n}"));
+        }
+        for (position, slot) in raw.slots.iter().enumerate() {
+            if slot.index > raw.head {
+                return Err(format!(
+                    "slot {position} holds bucket {} after head",
+                    slot.index
+                ));
+            }
+            if slot.count > 0 && slot.index % n != position as u64 {
+                return Err(format!(
+                    "slot {position} holds bucket {} of another slot",
+                    slot.index
+                ));
+            }
+        }
+        Ok(BucketRing {
+            bucket_ms: raw.bucket_ms,
+            head: raw.head,
+            slots: raw.slots,
+        })
+    }
+}
+
+impl BucketRing {
+    /// An empty ring of `buckets` buckets of `bucket_ms` each.
+    ///
+    /// Never fails: `bucket_ms` is raised to at least 1 and `buckets` is clamped
+    /// to `1..=MAX_BUCKETS`, because a ring is an internal tool whose callers
+    /// validate their own config (see [`RatioConfig`](super::RatioConfig)).
+    #[must_use]
+    pub fn new(bucket_ms: u64, buckets: u32) -> Self {
+        let n = buckets.clamp(1, MAX_BUCKETS);
+        BucketRing {
+            bucket_ms: bucket_ms.max(1),
+            head: 0,
+            slots: vec![Slot::default(); n as usize],
+        }
+    }
+
+    /// Milliseconds per bucket.
+    #[must_use]
+    pub const fn bucket_ms(&self) -> u64 {
+        self.bucket_ms
+    }
+
+    /// Number of buckets in the window.
+    #[must_use]
+    pub fn buckets(&self) -> u32 {
+        u32::try_from(self.slots.len()).unwrap_or(MAX_BUCKETS)
+    }
+
+    /// The window length, `bucket_ms * buckets`.
+    #[must_use]
+    pub fn window_ms(&self) -> u64 {
+        self.bucket_ms.saturating_mul(self.len())
+    }
+
+    /// The newest absolute bucket index seen.
+    #[must_use]
+    pub const fn head(&self) -> u64 {
+        self.head
+    }
+
+    fn len(&self) -> u64 {
+        self.slots.len() as u64
+    }
+
+    /// The current bucket index for `now`: never older than `head`.
+    fn current(&self, now: Instant) -> u64 {
+        (now.as_millis() / self.bucket_ms).max(self.head)
+    }
+
+    /// Whether absolute bucket `index` lies in the window ending at bucket `current`.
+    fn in_window(&self, index: u64, current: u64) -> bool {
+        index <= current && current - index < self.len()
+    }
+
+    /// Counts `n` events at `now` (saturating).
+    pub fn add(&mut self, now: Instant, n: u64) {
+        let current = self.current(now);
+        self.head = current;
+        self.add_at(current, n);
+    }
+
+    /// Adds `n` to absolute bucket `index`, recycling its slot if the slot
+    /// holds an older bucket. Callers guarantee `index` is in the window.
+    fn add_at(&mut self, index: u64, n: u64) {
+        let len = self.len();
+        if let Some(slot) = self.slots.get_mut((index % len) as usize) {
+            if slot.index != index {
+                *slot = Slot { index, count: 0 };
+            }
+            slot.count = slot.count.saturating_add(n);
+        }
+    }
+
+    /// Events counted in the window that ends at `now` (saturating).
+    #[must_use]
+    pub fn total(&self, now: Instant) -> u64 {
+        let current = self.current(now);
+        self.slots
+            .iter()
+            .filter(|slot| self.in_window(slot.index, current))
+            .fold(0u64, |sum, slot| sum.saturating_add(slot.count))
+    }
+
+    /// The non-empty buckets of the window ending at `now`, as
+    /// `(absolute index, count)` in ascending index order.
+    #[must_use]
+    pub fn live_buckets(&self, now: Instant) -> Vec<(u64, u64)> {
+        let current = self.current(now);
+        let mut live: Vec<(u64, u64)> = self
+            .slots
+            .iter()
+            .filter(|slot| slot.count > 0 && self.in_window(slot.index, current))
+            .map(|slot| (slot.index, slot.count))
+            .collect();
+        live.sort_unstable();
+        live
+    }
+
+    /// Merges `other` into `self` (see the merge rule in the type docs).
+    pub fn merge(&mut self, other: &Self) {
+        let (from_ms, to_ms, len) = (other.bucket_ms, self.bucket_ms, self.len());
+        let rebase = |index: u64| -> u64 {
+            let start_ms = u128::from(index) * u128::from(from_ms);
+            u64::try_from(start_ms / u128::from(to_ms)).unwrap_or(u64::MAX)
+        };
+        let head = self.head.max(rebase(other.head));
+        for slot in &mut self.slots {
+            if head.saturating_sub(slot.index) >= len {
+                slot.count = 0;
+            }
+        }
+        self.head = head;
+        for slot in other.slots.iter().filter(|slot| slot.count > 0) {
+            let index = rebase(slot.index);
+            if self.in_window(index, head) {
+                self.add_at(index, slot.count);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(ms: u64) -> Instant {
+        Instant::from_millis(ms)
+    }
+
+    #[test]
+    fn counts_expire_bucket_by_bucket() {
+        let mut ring = BucketRing::new(1000, 3);
+        ring.add(at(0), 1);
+        ring.add(at(999), 1);
+        ring.add(at(1500), 5);
+        assert_eq!(ring.total(at(2999)), 7);
+        // Bucket 0 leaves the window when bucket 3 starts.
+        assert_eq!(ring.total(at(3000)), 5);
+        assert_eq!(ring.total(at(3999)), 5);
+        assert_eq!(ring.total(at(4000)), 0);
+        assert_eq!(ring.window_ms(), 3000);
+    }
+
+    #[test]
+    fn recycled_slot_forgets_old_bucket() {
+        let mut ring = BucketRing::new(10, 2);
+        ring.add(at(0), 4); // bucket 0, slot 0
+        ring.add(at(20), 1); // bucket 2, slot 0 again
+        assert_eq!(ring.total(at(20)), 1);
+        assert_eq!(ring.live_buckets(at(20)), vec![(2, 1)]);
+    }
+
+    #[test]
+    fn backwards_time_counts_in_newest_bucket() {
+        let mut ring = BucketRing::new(10, 2);
+        ring.add(at(50), 1); // bucket 5
+        ring.add(at(0), 1); // clamped to bucket 5, must not recycle anything
+        assert_eq!(ring.live_buckets(at(0)), vec![(5, 2)]);
+        assert_eq!(ring.head(), 5);
+    }
+
+    #[test]
+    fn counts_saturate() {
+        let mut ring = BucketRing::new(10, 2);
+        ring.add(at(0), u64::MAX);
+        ring.add(at(0), 1);
+        ring.add(at(10), u64::MAX);
+        assert_eq!(ring.total(at(10)), u64::MAX);
+    }
+
+    #[test]
+    fn extreme_times_do_not_overflow() {
+        let mut ring = BucketRing::new(1, MAX_BUCKETS);
+        ring.add(at(u64::MAX), 3);
+        assert_eq!(ring.total(at(u64::MAX)), 3);
+        assert_eq!(ring.total(at(0)), 3);
+        let mut other = BucketRing::new(u64::MAX, 1);
+        other.add(at(u64::MAX), 1);
+        ring.merge(&other);
+        other.merge(&ring);
+    }
+
+    #[test]
+    fn constructor_clamps_geometry() {
+        let ring = BucketRing::new(0, 0);
+        assert_eq!((ring.bucket_ms(), ring.buckets()), (1, 1));
+        let ring = BucketRing::new(5, u32::MAX);
+        assert_eq!(ring.buckets(), MAX_BUCKETS);
+    }
+
+    #[test]
+    fn merge_sums_per_bucket_and_drops_outside_newer_window() {
+        let mut a = BucketRing::new(1000, 3);
+        a.add(at(0), 1); // bucket 0
+        a.add(at(1000), 2); // bucket 1
+        let mut b = BucketRing::new(1000, 3);
+        b.add(at(1500), 10); // bucket 1
+        b.add(at(3000), 20); // bucket 3: b's window is buckets 1..=3
+        a.merge(&b);
+        assert_eq!(a.head(), 3);
+        assert_eq!(a.live_buckets(at(3000)), vec![(1, 12), (3, 20)]);
+        // Merging the other way gives the same counts.
+        let mut a2 = BucketRing::new(1000, 3);
+        a2.add(at(0), 1);
+        a2.add(at(1000), 2);
+        b.merge(&a2);
+        assert_eq!(b.live_buckets(at(3000)), vec![(1, 12), (3, 20)]);
+    }
+
+    #[test]
+    fn merge_rebuckets_other_geometry_by_start_time() {
+        let mut coarse = BucketRing::new(1000, 2);
+        let mut fine = BucketRing::new(250, 8);
+        fine.add(at(0), 1);
+        fine.add(at(300), 1);
+        fine.add(at(1200), 4);
+        coarse.merge(&fine);
+        assert_eq!(coarse.live_buckets(at(1200)), vec![(0, 2), (1, 4)]);
+    }
+
+    #[test]
+    fn serde_round_trip_and_rejects_bad_snapshots() {
+        let mut ring = BucketRing::new(100, 4);
+        ring.add(at(50), 2);
+        ring.add(at(250), 3);
+        let json = serde_json::to_string(&ring).unwrap();
+        let back: BucketRing = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ring);
+        let bad = [
+            r#"{"bucket_ms":0,"head":0,"slots":[{"index":0,"count":0}]}"#,
+            r#"{"bucket_ms":1,"head":0,"slots":[]}"#,
+            r#"{"bucket_ms":1,"head":0,"slots":[{"index":5,"count":1}]}"#,
+            r#"{"bucket_ms":1,"head":9,"slots":[{"index":0,"count":0},{"index":2,"count":1}]}"#,
+        ];
+        for text in bad {
+            assert!(serde_json::from_str::<BucketRing>(text).is_err(), "{text}");
+        }
+    }
+}
