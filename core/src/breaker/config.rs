@@ -1,0 +1,599 @@
+//! Breaker configuration: plain serde data, validated once.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ConfigError, ConfigErrorCode};
+
+/// The largest millisecond value a config accepts: 2^53 - 1, the largest
+/// integer a JavaScript number holds exactly, so a config round-trips through
+/// the JS binding unchanged.
+pub const MAX_MS: u64 = (1 << 53) - 1;
+
+/// The largest count window: it keeps one byte per call, so this bounds a
+/// breaker's memory (and its snapshot) whatever the config says.
+pub const MAX_COUNT_WINDOW: u32 = 10_000;
+
+/// The largest number of buckets in a time window, for the same reason.
+pub const MAX_TIME_BUCKETS: u32 = 1_000;
+
+/// How one breaker decides to trip, how long it stays open, and how it probes.
+///
+/// The defaults are the seed's: trip after 5 consecutive failures (`>=`), stay
+/// open 60 s, then let 1 probe at a time through and close after 2 successes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BreakerConfig {
+    /// When the closed breaker opens.
+    pub trip: TripRule,
+    /// How long the breaker stays open before it admits a probe, in ms.
+    pub cooldown_ms: u64,
+    /// How the half-open breaker probes the dependency.
+    pub half_open: HalfOpenConfig,
+}
+
+impl Default for BreakerConfig {
+    fn default() -> Self {
+        BreakerConfig {
+            trip: TripRule::default(),
+            cooldown_ms: 60_000,
+            half_open: HalfOpenConfig::default(),
+        }
+    }
+}
+
+/// How the half-open breaker probes: how many calls it lets through at once
+/// and how many must succeed before it closes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HalfOpenConfig {
+    /// Probes allowed in flight at the same time (a counting semaphore:
+    /// a finished or released probe frees its slot). Must be at least 1.
+    pub max_probes: u32,
+    /// Probe successes needed to close. Any probe failure reopens. Must be at
+    /// least 1; it may exceed `max_probes` (probes then run in turns).
+    pub success_threshold: u32,
+}
+
+impl Default for HalfOpenConfig {
+    fn default() -> Self {
+        HalfOpenConfig {
+            max_probes: 1,
+            success_threshold: 2,
+        }
+    }
+}
+
+/// Whether a trip comparison is `>=` or `>`. Explicit because libraries
+/// disagree: pybreaker, resilience4j, Polly and cockatiel's consecutive
+/// breaker use `>=`; gobreaker's default and cockatiel's count breaker use `>`.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Compare {
+    /// Trip when the measure is greater than or equal to the threshold.
+    #[default]
+    Ge,
+    /// Trip only when the measure is strictly greater than the threshold.
+    Gt,
+}
+
+impl Compare {
+    /// The stable code: `"ge"` or `"gt"`.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            Compare::Ge => "ge",
+            Compare::Gt => "gt",
+        }
+    }
+
+    /// The comparison named by `code`, if any.
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<Self> {
+        match code {
+            "ge" => Some(Compare::Ge),
+            "gt" => Some(Compare::Gt),
+            _ => None,
+        }
+    }
+
+    /// Whether `measure` trips against `threshold`.
+    #[must_use]
+    pub fn holds<T: PartialOrd>(self, measure: T, threshold: T) -> bool {
+        match self {
+            Compare::Ge => measure >= threshold,
+            Compare::Gt => measure > threshold,
+        }
+    }
+}
+
+fn default_threshold() -> u32 {
+    5
+}
+
+/// When a closed breaker opens.
+///
+/// Both rules are evaluated each time an outcome is recorded (a success can
+/// trip a failure-rate breaker once it completes the minimum throughput, as in
+/// resilience4j; Polly and cockatiel evaluate on failures only).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum TripRule {
+    /// Trip when the number of failures in a row compares against
+    /// `threshold` (`failures >= threshold` by default). A success resets it.
+    ConsecutiveFailures {
+        /// The failure count to compare against; at least 1.
+        #[serde(default = "default_threshold")]
+        threshold: u32,
+        /// `>=` (default) or `>`.
+        #[serde(default)]
+        compare: Compare,
+    },
+    /// Trip when the window holds at least `minimum_throughput` calls and the
+    /// failure rate (or the slow-call rate) compares against its threshold.
+    FailureRate {
+        /// Which calls the rate is computed over.
+        window: Window,
+        /// Failures / calls threshold, in `(0, 1]` for `ge`, `[0, 1)` for `gt`
+        /// (the excluded ends would trip on every call or on none).
+        failure_rate: f64,
+        /// Calls the window must hold before the rate is trusted; at least 1.
+        minimum_throughput: u32,
+        /// `>=` (default) or `>`; also used for the slow-call rate.
+        #[serde(default)]
+        compare: Compare,
+        /// Optionally trip on slow successes too.
+        #[serde(default)]
+        slow_call: Option<SlowCall>,
+    },
+}
+
+impl Default for TripRule {
+    fn default() -> Self {
+        TripRule::ConsecutiveFailures {
+            threshold: default_threshold(),
+            compare: Compare::Ge,
+        }
+    }
+}
+
+impl TripRule {
+    /// The stable code of the rule's kind.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            TripRule::ConsecutiveFailures { .. } => "consecutive_failures",
+            TripRule::FailureRate { .. } => "failure_rate",
+        }
+    }
+
+    /// The slow-call rule, if the trip rule has one.
+    #[must_use]
+    pub const fn slow_call(&self) -> Option<&SlowCall> {
+        match self {
+            TripRule::ConsecutiveFailures { .. } => None,
+            TripRule::FailureRate { slow_call, .. } => slow_call.as_ref(),
+        }
+    }
+
+    /// The window, if the trip rule has one.
+    #[must_use]
+    pub const fn window(&self) -> Option<&Window> {
+        match self {
+            TripRule::ConsecutiveFailures { .. } => None,
+            TripRule::FailureRate { window, .. } => Some(window),
+        }
+    }
+}
+
+/// Slow successes: a success that took at least `duration_ms` counts as slow,
+/// and the breaker trips when slow calls / calls compares against `rate`.
+/// Failures are never counted as slow (they already weigh in the failure rate).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlowCall {
+    /// A success at least this long is slow; at least 1.
+    pub duration_ms: u64,
+    /// Slow calls / calls threshold, same range rule as `failure_rate`.
+    pub rate: f64,
+}
+
+/// Which recent calls a failure rate is computed over.
+///
+/// A **time** window is a ring of `buckets` buckets of `duration_ms / buckets`
+/// ms each. A call made at `now` lands in bucket number `now_ms / bucket_ms`
+/// (an absolute index on the host's monotonic clock, not relative to the
+/// breaker's creation), and the window at `now` is the buckets whose index is
+/// greater than `now_ms / bucket_ms - buckets`: the current bucket plus the
+/// `buckets - 1` before it. Memory is bounded by `buckets` whatever the
+/// traffic. **Merge rule:** because indices are absolute, two snapshots of
+/// the same scope (same window config, same clock origin) merge by summing
+/// calls, failures and slow calls per bucket index, then dropping the buckets
+/// that are not live at the later of the two latest instants.
+///
+/// A **count** window holds the outcomes of the last `size` calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Window {
+    /// The last `size` calls (1 ..= 10 000).
+    Count {
+        /// How many calls the window holds.
+        size: u32,
+    },
+    /// The calls of the last `duration_ms`, in `buckets` equal buckets.
+    Time {
+        /// The window's span in ms; a multiple of `buckets`.
+        duration_ms: u64,
+        /// How many buckets (1 ..= 1 000) the span is cut into.
+        buckets: u32,
+    },
+}
+
+impl Window {
+    /// The stable code of the window's kind.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Window::Count { .. } => "count",
+            Window::Time { .. } => "time",
+        }
+    }
+}
+
+fn field(prefix: &str, rest: &str) -> String {
+    if prefix.is_empty() {
+        rest.to_owned()
+    } else {
+        format!("{prefix}.{rest}")
+    }
+}
+
+fn out_of_range(prefix: &str, rest: &str, message: &str) -> ConfigError {
+    ConfigError::new(ConfigErrorCode::OutOfRange, field(prefix, rest), message)
+}
+
+fn check_rate(prefix: &str, rest: &str, rate: f64, compare: Compare) -> Result<(), ConfigError> {
+    let ok = rate.is_finite()
+        && match compare {
+            Compare::Ge => rate > 0.0 && rate <= 1.0,
+            Compare::Gt => (0.0..1.0).contains(&rate),
+        };
+    if ok {
+        Ok(())
+    } else {
+        Err(out_of_range(
+            prefix,
+            rest,
+            "must be in (0, 1] with compare \"ge\" or in [0, 1) with \"gt\" \
+             (the excluded end trips on every call or on none)",
+        ))
+    }
+}
+
+fn check_ms(prefix: &str, rest: &str, ms: u64, min: u64) -> Result<(), ConfigError> {
+    if (min..=MAX_MS).contains(&ms) {
+        Ok(())
+    } else {
+        Err(out_of_range(
+            prefix,
+            rest,
+            &format!("must be in {min} ..= {MAX_MS} ms"),
+        ))
+    }
+}
+
+impl BreakerConfig {
+    /// Checks every field; `field_prefix` is prepended to the dotted field
+    /// names in errors (`"breaker"` gives `"breaker.trip.threshold"`).
+    ///
+    /// # Errors
+    /// The first invalid field, with code `out_of_range` or `inconsistent`.
+    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
+        let p = field_prefix;
+        match &self.trip {
+            TripRule::ConsecutiveFailures {
+                threshold,
+                compare: _,
+            } => {
+                if *threshold == 0 {
+                    return Err(out_of_range(p, "trip.threshold", "must be at least 1"));
+                }
+            }
+            TripRule::FailureRate {
+                window,
+                failure_rate,
+                minimum_throughput,
+                compare,
+                slow_call,
+            } => {
+                check_rate(p, "trip.failure_rate", *failure_rate, *compare)?;
+                if *minimum_throughput == 0 {
+                    return Err(out_of_range(
+                        p,
+                        "trip.minimum_throughput",
+                        "must be at least 1",
+                    ));
+                }
+                match window {
+                    Window::Count { size } => {
+                        if !(1..=MAX_COUNT_WINDOW).contains(size) {
+                            return Err(out_of_range(
+                                p,
+                                "trip.window.size",
+                                &format!("must be in 1 ..= {MAX_COUNT_WINDOW}"),
+                            ));
+                        }
+                        if minimum_throughput > size {
+                            return Err(ConfigError::new(
+                                ConfigErrorCode::Inconsistent,
+                                field(p, "trip.minimum_throughput"),
+                                "exceeds the count window size, so the breaker could never trip",
+                            ));
+                        }
+                    }
+                    Window::Time {
+                        duration_ms,
+                        buckets,
+                    } => {
+                        check_ms(p, "trip.window.duration_ms", *duration_ms, 1)?;
+                        if !(1..=MAX_TIME_BUCKETS).contains(buckets) {
+                            return Err(out_of_range(
+                                p,
+                                "trip.window.buckets",
+                                &format!("must be in 1 ..= {MAX_TIME_BUCKETS}"),
+                            ));
+                        }
+                        if duration_ms % u64::from(*buckets) != 0 {
+                            return Err(ConfigError::new(
+                                ConfigErrorCode::Inconsistent,
+                                field(p, "trip.window.buckets"),
+                                "must divide trip.window.duration_ms (buckets are whole ms)",
+                            ));
+                        }
+                    }
+                }
+                if let Some(slow) = slow_call {
+                    check_ms(p, "trip.slow_call.duration_ms", slow.duration_ms, 1)?;
+                    check_rate(p, "trip.slow_call.rate", slow.rate, *compare)?;
+                }
+            }
+        }
+        check_ms(p, "cooldown_ms", self.cooldown_ms, 0)?;
+        if self.half_open.max_probes == 0 {
+            return Err(out_of_range(
+                p,
+                "half_open.max_probes",
+                "must be at least 1",
+            ));
+        }
+        if self.half_open.success_threshold == 0 {
+            return Err(out_of_range(
+                p,
+                "half_open.success_threshold",
+                "must be at least 1",
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rate_rule(window: Window, rate: f64, min: u32, compare: Compare) -> BreakerConfig {
+        BreakerConfig {
+            trip: TripRule::FailureRate {
+                window,
+                failure_rate: rate,
+                minimum_throughput: min,
+                compare,
+                slow_call: None,
+            },
+            ..BreakerConfig::default()
+        }
+    }
+
+    fn err_field(c: &BreakerConfig) -> (ConfigErrorCode, String) {
+        let e = c.validate("breaker").unwrap_err();
+        (e.code(), e.field().to_owned())
+    }
+
+    #[test]
+    fn defaults_are_the_seed() {
+        let c: BreakerConfig = serde_json::from_str("{}").unwrap();
+        assert_eq!(c, BreakerConfig::default());
+        assert_eq!(
+            c.trip,
+            TripRule::ConsecutiveFailures {
+                threshold: 5,
+                compare: Compare::Ge
+            }
+        );
+        assert_eq!(c.cooldown_ms, 60_000);
+        assert_eq!(
+            c.half_open,
+            HalfOpenConfig {
+                max_probes: 1,
+                success_threshold: 2
+            }
+        );
+        c.validate("breaker").unwrap();
+    }
+
+    #[test]
+    fn json_shape() {
+        let v = serde_json::to_value(BreakerConfig::default()).unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({
+                "trip": {"kind": "consecutive_failures", "threshold": 5, "compare": "ge"},
+                "cooldown_ms": 60000,
+                "half_open": {"max_probes": 1, "success_threshold": 2}
+            })
+        );
+        let c: BreakerConfig = serde_json::from_value(serde_json::json!({
+            "trip": {"kind": "failure_rate", "window": {"kind": "time", "duration_ms": 10000,
+                "buckets": 10}, "failure_rate": 0.5, "minimum_throughput": 5,
+                "slow_call": {"duration_ms": 4000, "rate": 1}}
+        }))
+        .unwrap();
+        c.validate("").unwrap();
+        assert_eq!(
+            c.trip.window(),
+            Some(&Window::Time {
+                duration_ms: 10_000,
+                buckets: 10
+            })
+        );
+        assert_eq!(c.trip.slow_call().map(|s| s.duration_ms), Some(4000));
+        let back: BreakerConfig =
+            serde_json::from_value(serde_json::to_value(&c).unwrap()).unwrap();
+        assert_eq!(back, c);
+    }
+
+    #[test]
+    fn unknown_fields_are_rejected() {
+        for text in [
+            r#"{"cooldown":5}"#,
+            r#"{"trip":{"kind":"consecutive_failures","treshold":3}}"#,
+            r#"{"trip":{"kind":"failure_rate","window":{"kind":"count","size":5,"x":1},"failure_rate":0.5,"minimum_throughput":1}}"#,
+            r#"{"half_open":{"max_probes":1,"probes":2}}"#,
+            r#"{"trip":{"kind":"nope"}}"#,
+            r#"{"trip":{"kind":"consecutive_failures","compare":">="}}"#,
+        ] {
+            assert!(
+                serde_json::from_str::<BreakerConfig>(text).is_err(),
+                "{text}"
+            );
+        }
+    }
+
+    #[test]
+    fn compare_codes() {
+        for c in [Compare::Ge, Compare::Gt] {
+            assert_eq!(Compare::from_code(c.code()), Some(c));
+        }
+        assert_eq!(Compare::from_code(">="), None);
+        assert!(Compare::Ge.holds(5, 5));
+        assert!(!Compare::Gt.holds(5, 5));
+        assert!(Compare::Gt.holds(6, 5));
+    }
+
+    #[test]
+    fn validation_names_fields() {
+        let c = BreakerConfig {
+            trip: TripRule::ConsecutiveFailures {
+                threshold: 0,
+                compare: Compare::Gt,
+            },
+            ..BreakerConfig::default()
+        };
+        assert_eq!(
+            err_field(&c),
+            (
+                ConfigErrorCode::OutOfRange,
+                "breaker.trip.threshold".to_owned()
+            )
+        );
+        let e = c.validate("").unwrap_err();
+        assert_eq!(e.field(), "trip.threshold");
+
+        let mut c = BreakerConfig::default();
+        c.half_open.max_probes = 0;
+        assert_eq!(err_field(&c).1, "breaker.half_open.max_probes");
+        let mut c = BreakerConfig::default();
+        c.half_open.success_threshold = 0;
+        assert_eq!(err_field(&c).1, "breaker.half_open.success_threshold");
+        let mut c = BreakerConfig {
+            cooldown_ms: MAX_MS + 1,
+            ..BreakerConfig::default()
+        };
+        assert_eq!(err_field(&c).1, "breaker.cooldown_ms");
+        c.cooldown_ms = 0;
+        c.validate("breaker").unwrap();
+
+        let count = Window::Count { size: 10 };
+        assert_eq!(
+            err_field(&rate_rule(count, 0.0, 5, Compare::Ge)).1,
+            "breaker.trip.failure_rate"
+        );
+        rate_rule(count, 0.0, 5, Compare::Gt).validate("b").unwrap();
+        rate_rule(count, 1.0, 5, Compare::Ge).validate("b").unwrap();
+        assert!(rate_rule(count, 1.0, 5, Compare::Gt).validate("b").is_err());
+        assert!(rate_rule(count, f64::NAN, 5, Compare::Ge)
+            .validate("b")
+            .is_err());
+        assert!(rate_rule(count, 1.5, 5, Compare::Ge).validate("b").is_err());
+        assert_eq!(
+            err_field(&rate_rule(count, 0.5, 0, Compare::Ge)).1,
+            "breaker.trip.minimum_throughput"
+        );
+        assert_eq!(
+            err_field(&rate_rule(count, 0.5, 11, Compare::Ge)),
+            (
+                ConfigErrorCode::Inconsistent,
+                "breaker.trip.minimum_throughput".to_owned()
+            )
+        );
+        assert_eq!(
+            err_field(&rate_rule(Window::Count { size: 0 }, 0.5, 1, Compare::Ge)).1,
+            "breaker.trip.window.size"
+        );
+        assert!(rate_rule(
+            Window::Count {
+                size: MAX_COUNT_WINDOW + 1
+            },
+            0.5,
+            1,
+            Compare::Ge
+        )
+        .validate("b")
+        .is_err());
+
+        let time = |duration_ms, buckets| Window::Time {
+            duration_ms,
+            buckets,
+        };
+        rate_rule(time(10_000, 10), 0.5, 100, Compare::Ge)
+            .validate("b")
+            .unwrap();
+        assert_eq!(
+            err_field(&rate_rule(time(0, 1), 0.5, 1, Compare::Ge)).1,
+            "breaker.trip.window.duration_ms"
+        );
+        assert_eq!(
+            err_field(&rate_rule(time(1000, 0), 0.5, 1, Compare::Ge)).1,
+            "breaker.trip.window.buckets"
+        );
+        assert_eq!(
+            err_field(&rate_rule(time(1000, 3), 0.5, 1, Compare::Ge)),
+            (
+                ConfigErrorCode::Inconsistent,
+                "breaker.trip.window.buckets".to_owned()
+            )
+        );
+        assert!(
+            rate_rule(time(1_000_000, MAX_TIME_BUCKETS + 1), 0.5, 1, Compare::Ge)
+                .validate("b")
+                .is_err()
+        );
+
+        let mut c = rate_rule(count, 0.5, 5, Compare::Ge);
+        if let TripRule::FailureRate { slow_call, .. } = &mut c.trip {
+            *slow_call = Some(SlowCall {
+                duration_ms: 0,
+                rate: 0.5,
+            });
+        }
+        assert_eq!(err_field(&c).1, "breaker.trip.slow_call.duration_ms");
+        if let TripRule::FailureRate { slow_call, .. } = &mut c.trip {
+            *slow_call = Some(SlowCall {
+                duration_ms: 10,
+                rate: 0.0,
+            });
+        }
+        assert_eq!(err_field(&c).1, "breaker.trip.slow_call.rate");
+    }
+}
