@@ -3,6 +3,8 @@
 use std::sync::Arc;
 
 use crate::backoff::Backoff;
+use crate::breaker::Permit;
+use crate::budget::RetryTicket;
 use crate::classify::{Class, Method};
 use crate::deadline::Deadline;
 use crate::decision::{Done, GiveUp, Matched};
@@ -14,6 +16,10 @@ use crate::time::Instant;
 pub struct CallSpec<'a> {
     /// A name for logs and records (`create_order`).
     pub operation: &'a str,
+    /// The service this call talks to (a host name, an API): calls with the
+    /// same scope share a circuit breaker, a retry budget and metrics.
+    /// Empty means [`crate::scope::DEFAULT_SCOPE`].
+    pub scope: &'a str,
     /// Repeating the operation is harmless (an idempotent method, or an
     /// operation the caller knows to be idempotent).
     pub idempotent: bool,
@@ -30,6 +36,7 @@ impl<'a> CallSpec<'a> {
     pub const fn new(operation: &'a str) -> Self {
         CallSpec {
             operation,
+            scope: "",
             idempotent: false,
             idempotency_key: None,
         }
@@ -40,9 +47,17 @@ impl<'a> CallSpec<'a> {
     pub const fn http(operation: &'a str, method: Method) -> Self {
         CallSpec {
             operation,
+            scope: "",
             idempotent: method.is_idempotent(),
             idempotency_key: None,
         }
+    }
+
+    /// The same spec in `scope`.
+    #[must_use]
+    pub const fn in_scope(mut self, scope: &'a str) -> Self {
+        self.scope = scope;
+        self
     }
 
     /// The same spec, marked idempotent or not.
@@ -65,8 +80,11 @@ impl<'a> CallSpec<'a> {
 pub(crate) enum Phase {
     /// Started, no attempt yet.
     Ready,
-    /// An attempt was admitted at `started`.
-    InFlight { started: Instant },
+    /// An attempt was admitted at `started`, holding a breaker permit.
+    InFlight {
+        started: Instant,
+        permit: Option<Permit>,
+    },
     /// A retry was decided; the next attempt may start at `until`.
     Waiting { until: Instant },
     /// Over: every later question gets this answer again.
@@ -89,6 +107,8 @@ pub(crate) enum Final {
 pub struct Call {
     pub(crate) id: u64,
     pub(crate) operation: Box<str>,
+    pub(crate) scope: usize,
+    pub(crate) ticket: Option<RetryTicket>,
     pub(crate) idempotent: bool,
     pub(crate) key: Option<Arc<str>>,
     pub(crate) deadline: Deadline,

@@ -10,9 +10,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::backoff::BackoffSpec;
+use crate::breaker::BreakerConfig;
+use crate::budget::RetryBudgetConfig;
 use crate::classify::ClassifyConfig;
 use crate::deadline::{Timeouts, MAX_TIMEOUT_MS};
 use crate::error::{ConfigError, ConfigErrorCode};
+use crate::record::AlertConfig;
 
 /// The behaviour version this build implements.
 pub const CONFIG_VERSION: u32 = 1;
@@ -79,6 +82,18 @@ pub struct Config {
     pub classify: ClassifyConfig,
     /// Observation text settings.
     pub observation: ObservationConfig,
+    /// The circuit breaker each scope gets; `null` disables breakers.
+    /// Default: the seed's (5 consecutive failures, 60 s cooldown, 1 probe,
+    /// 2 successes to close).
+    pub breaker: Option<BreakerConfig>,
+    /// The retry budgets each scope gets (default: 10 % of first attempts
+    /// over a minute, with a small floor).
+    pub budget: RetryBudgetConfig,
+    /// Alert thresholds (seed 001: retry rate 20 %, exhausted rate 5 %).
+    pub alerts: AlertConfig,
+    /// The most scopes a policy tracks; new names past it share one
+    /// overflow scope, so memory stays bounded.
+    pub max_scopes: u32,
     /// Queue a log record per decision (off by default: a record costs more
     /// than the decision it describes).
     pub log_records: bool,
@@ -95,6 +110,10 @@ impl Default for Config {
             hints: HintsConfig::default(),
             classify: ClassifyConfig::default(),
             observation: ObservationConfig::default(),
+            breaker: Some(BreakerConfig::default()),
+            budget: RetryBudgetConfig::default(),
+            alerts: AlertConfig::default(),
+            max_scopes: 1_000,
             log_records: false,
         }
     }
@@ -178,6 +197,18 @@ impl Config {
             ));
         }
         self.classify.validate("classify")?;
+        if let Some(breaker) = &self.breaker {
+            breaker.validate("breaker")?;
+        }
+        self.budget.validate("budget")?;
+        self.alerts.validate("alerts")?;
+        if self.max_scopes == 0 || self.max_scopes > 100_000 {
+            return Err(ConfigError::new(
+                ConfigErrorCode::OutOfRange,
+                "max_scopes",
+                "must be between 1 and 100000",
+            ));
+        }
         if self.observation.max_excerpt_chars > 100_000 {
             return Err(ConfigError::new(
                 ConfigErrorCode::OutOfRange,

@@ -25,6 +25,7 @@ pub mod config;
 pub mod deadline;
 pub mod decision;
 pub mod error;
+pub mod event;
 pub mod hints;
 pub mod httpdate;
 pub mod key;
@@ -33,6 +34,8 @@ pub mod outcome;
 pub mod policy;
 pub mod record;
 pub mod rng;
+pub mod scope;
+pub mod state;
 pub mod time;
 
 pub use call::{Call, CallSpec};
@@ -42,8 +45,10 @@ pub use decision::{
     Admission, AttemptPlan, Decision, DelaySource, Done, GiveUp, Matched, Retry, StopReason,
 };
 pub use error::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
+pub use event::Event;
 pub use hints::parse_retry_after;
 pub use key::{canonical_json, idempotency_key, random_key};
 pub use outcome::{Outcome, OutcomeKind};
 pub use policy::Policy;
+pub use state::{PolicyState, RestoreReport};
 pub use time::{Instant, MonotonicClamp, WallClock};

@@ -1,61 +1,88 @@
 //! The policy: shared state and the two questions every attempt asks.
 //!
-//! Composition order, the same on every path (documented in the README and
-//! tested in `tests/composition.rs`):
+//! Composition order, the same on every path (tested by the
+//! `a_refused_retry_costs_no_budget` and `breaker_opening_mid_call_fails_fast`
+//! scenarios of `tests/vectors/policy_shared_state.json`):
 //!
-//! `before_attempt`: finished? -> draining -> deadline -> admit.
+//! `before_attempt`: finished? -> draining -> deadline -> breaker admission
+//! -> admit (the budget counts a first attempt; metrics count every attempt).
 //!
-//! `on_outcome`: classification -> success? -> retryable class? (deterministic
-//! and unsafe ambiguous failures stop here, with an observation) -> server
-//! refusal -> attempts left? -> backoff and server hint -> deadline.
+//! `on_outcome`: classification (the breaker and the budget record the
+//! attempt's result) -> success? -> retryable class? (deterministic and
+//! unsafe ambiguous failures stop here, with an observation) -> server
+//! refusal -> draining -> attempts left? -> backoff and server hint ->
+//! deadline -> open breaker -> retry budget.
 //!
-//! Nothing is consumed before the last check passes, so a refused retry costs
-//! nothing.
+//! The budget is asked last, so a retry refused for any other reason costs
+//! no budget, and a refused retry changes no budget.
 
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::backoff::Backoff;
+use crate::breaker::{Breaker, BreakerState, BreakerStateCode};
+use crate::budget::{BudgetStatus, RetryBudget, RetryCost};
 use crate::call::{Call, CallSpec, Final, Phase};
-use crate::classify::{Class, Classifier};
+use crate::classify::{Class, Classifier, NetworkErrorKind};
 use crate::config::Config;
 use crate::deadline::Deadline;
 use crate::decision::{
     Admission, AttemptPlan, Decision, DelaySource, Done, GiveUp, Matched, Retry, StopReason,
 };
 use crate::error::ConfigError;
+use crate::event::{Event, EventQueue};
 use crate::hints::ServerHint;
 use crate::observation::{self, Observed};
 use crate::outcome::{Outcome, OutcomeKind};
+use crate::record::{CallOutcome, CallSummary, LogOutcome, LogRecord, Metrics, MetricsSnapshot};
 use crate::rng::SplitMix64;
-use crate::time::{Instant, MonotonicClamp};
+use crate::scope::{ScopeState, DEFAULT_SCOPE, OVERFLOW_SCOPE};
+use crate::state::{PolicyState, RestoreReport, STATE_VERSION};
+use crate::time::{Instant, MonotonicClamp, WallClock};
 
 /// A validated config and the state that many calls share.
 ///
 /// Build it once (`Policy::new` is the engine's only fallible step), then for
 /// each logical operation: [`Policy::start`] a [`Call`], and loop on
 /// [`Policy::before_attempt`] and [`Policy::on_outcome`] until a decision
-/// ends it.
+/// ends it. Drain [`Policy::poll_event`] whenever convenient.
 #[derive(Debug)]
 pub struct Policy {
     config: Config,
     classifier: Classifier,
     rng: SplitMix64,
     clock: MonotonicClamp,
+    wall_anchor: Option<(Instant, WallClock)>,
     next_call_id: u64,
     draining: bool,
+    template: ScopeState,
+    names: Vec<Box<str>>,
+    scopes: Vec<ScopeState>,
+    index: BTreeMap<Box<str>, usize>,
+    events: EventQueue,
 }
 
 impl Policy {
     /// Validates `config` and builds the policy.
     pub fn new(config: Config) -> Result<Policy, ConfigError> {
         config.validate()?;
-        let seed = config.seed.unwrap_or_default();
+        let template = ScopeState {
+            breaker: config.breaker.clone().map(Breaker::new),
+            budget: RetryBudget::new(config.budget)?,
+            metrics: Metrics::new(config.alerts),
+        };
         Ok(Policy {
             classifier: Classifier::new(&config.classify),
-            rng: SplitMix64::new(seed),
+            rng: SplitMix64::new(config.seed.unwrap_or_default()),
             clock: MonotonicClamp::new(),
+            wall_anchor: None,
             next_call_id: 1,
             draining: false,
+            template,
+            names: Vec::new(),
+            scopes: Vec::new(),
+            index: BTreeMap::new(),
+            events: EventQueue::default(),
             config,
         })
     }
@@ -71,8 +98,16 @@ impl Policy {
         &self.config
     }
 
-    /// Starts a logical operation at `now`. Its deadline, key and jitter
-    /// stream are fixed here: each call draws its own stream from the
+    /// Tells the policy which wall-clock time goes with a monotonic reading,
+    /// for log timestamps. Hosts call it once (bindings do it for you); the
+    /// hot path then stays numeric. Without it, timestamps count from the
+    /// Unix epoch as if the monotonic origin were 1970.
+    pub fn set_wall_clock(&mut self, now: Instant, wall: WallClock) {
+        self.wall_anchor = Some((now, wall));
+    }
+
+    /// Starts a logical operation at `now`. Its deadline, key, scope and
+    /// jitter stream are fixed here: each call draws its own stream from the
     /// policy's seed, so interleaving calls does not change their delays.
     pub fn start(&mut self, now: Instant, spec: CallSpec<'_>) -> Call {
         let now = self.clock.observe(now);
@@ -81,6 +116,8 @@ impl Policy {
         Call {
             id,
             operation: spec.operation.into(),
+            scope: self.scope_index(spec.scope),
+            ticket: None,
             idempotent: spec.idempotent,
             key: spec.idempotency_key.map(Arc::from),
             deadline: Deadline::start(now, &self.config.timeouts),
@@ -96,17 +133,24 @@ impl Policy {
     /// May the next attempt of `call` go out now? If so, under which limits.
     pub fn before_attempt(&mut self, now: Instant, call: &mut Call) -> Admission {
         let now = self.clock.observe(now);
-        if let Phase::Finished(done) = &call.phase {
-            return match done {
-                Final::GiveUp(g) => Admission::Reject(g.clone()),
-                Final::Done(_) => Admission::Reject(self.finish(
-                    now,
-                    call,
-                    StopReason::AttemptsExhausted,
-                    None,
-                    None,
-                )),
-            };
+        match &call.phase {
+            Phase::Finished(Final::GiveUp(g)) => return Admission::Reject(g.clone()),
+            Phase::Finished(Final::Done(_)) => {
+                // Asking to send again after success is misuse; refuse
+                // without rewriting how the call ended.
+                let mut g =
+                    self.give_up_value(now, call, StopReason::AttemptsExhausted, None, None);
+                g.observation =
+                    "The call already succeeded; no further attempt is needed.".to_owned();
+                return Admission::Reject(g);
+            }
+            // An attempt abandoned without an outcome frees its probe slot.
+            Phase::InFlight { permit, .. } => {
+                if let (Some(permit), Some(breaker)) = (*permit, self.breaker_mut(call.scope)) {
+                    breaker.release(permit);
+                }
+            }
+            Phase::Ready | Phase::Waiting { .. } => {}
         }
         if self.draining {
             return Admission::Reject(self.finish(now, call, StopReason::ShuttingDown, None, None));
@@ -120,8 +164,29 @@ impl Policy {
                 None,
             ));
         }
+        let permit = match self.breaker_mut(call.scope).map(|b| b.try_acquire(now)) {
+            None => None,
+            Some(Ok(permit)) => Some(permit),
+            Some(Err(rejected)) => {
+                let mut g = self.finish(now, call, StopReason::CircuitOpen, None, None);
+                g.retry_at = rejected.retry_at;
+                call.phase = Phase::Finished(Final::GiveUp(g.clone()));
+                return Admission::Reject(g);
+            }
+        };
         call.attempts = call.attempts.saturating_add(1);
-        call.phase = Phase::InFlight { started: now };
+        call.phase = Phase::InFlight {
+            started: now,
+            permit,
+        };
+        let first = call.attempts == 1;
+        if let Some(scope) = self.scopes.get_mut(call.scope) {
+            if first {
+                scope.budget.on_first_attempt(now);
+            }
+            scope.metrics.on_attempt(now, !first);
+        }
+        self.flush(call.scope, now);
         let timeouts = &self.config.timeouts;
         Admission::Proceed(AttemptPlan {
             attempt: call.attempts,
@@ -136,17 +201,21 @@ impl Policy {
     /// What to do after an attempt of `call` ended with `outcome`.
     pub fn on_outcome(&mut self, now: Instant, call: &mut Call, outcome: Outcome<'_>) -> Decision {
         let now = self.clock.observe(now);
-        match &call.phase {
+        let (started, permit) = match &call.phase {
             Phase::Finished(Final::Done(done)) => return Decision::Done(*done),
             Phase::Finished(Final::GiveUp(g)) => return Decision::GiveUp(g.clone()),
             // An outcome without an admitted attempt still counts: attempts are
             // counted where they are observed, so misuse cannot buy extra tries.
-            Phase::Ready | Phase::Waiting { .. } => call.attempts = call.attempts.saturating_add(1),
-            Phase::InFlight { .. } => {}
-        }
+            Phase::Ready | Phase::Waiting { .. } => {
+                call.attempts = call.attempts.saturating_add(1);
+                (now, None)
+            }
+            Phase::InFlight { started, permit } => (*started, *permit),
+        };
 
         let (matched, class, observed) = self.classify(&outcome);
         call.last = Some((matched, class));
+        self.record_attempt(now, call, class, permit, now.saturating_since(started));
         let excerpt = outcome.detail;
 
         let retryable = match class {
@@ -156,6 +225,9 @@ impl Policy {
                     total_ms: call.deadline.elapsed(now),
                 };
                 call.phase = Phase::Finished(Final::Done(done));
+                self.call_finished(now, call, CallOutcome::Success);
+                self.log(now, call, LogOutcome::Success, 0, None, None);
+                self.flush(call.scope, now);
                 return Decision::Done(done);
             }
             Class::Deterministic => Err(StopReason::NotRetryable),
@@ -178,91 +250,135 @@ impl Policy {
             None
         };
         if let Some(ServerHint::DoNotRetry { .. }) = hint {
-            return Decision::GiveUp(self.finish(
-                now,
-                call,
-                StopReason::ServerRefusedRetry,
-                Some(observed),
-                excerpt,
-            ));
+            let reason = StopReason::ServerRefusedRetry;
+            return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
         }
         if self.draining {
-            return Decision::GiveUp(self.finish(
-                now,
-                call,
-                StopReason::ShuttingDown,
-                Some(observed),
-                excerpt,
-            ));
+            let reason = StopReason::ShuttingDown;
+            return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
         }
         if call.attempts >= self.config.max_attempts {
-            return Decision::GiveUp(self.finish(
-                now,
-                call,
-                StopReason::AttemptsExhausted,
-                Some(observed),
-                excerpt,
-            ));
+            let reason = StopReason::AttemptsExhausted;
+            return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
         }
 
         // The backoff is always drawn, hint or not, so a call's jitter stream
         // does not depend on which responses carried hints.
         let retry_number = call.retries.saturating_add(1);
         let backoff_ms = call.backoff.delay_ms(retry_number, &mut call.rng);
-        let (delay_ms, source) =
-            match hint.and_then(|h| h.delay_with_backoff(backoff_ms).map(|d| (d, h))) {
-                Some((hinted, h)) => (
-                    hinted.min(self.config.hints.max_delay_ms),
-                    DelaySource::Hint(h.source()),
-                ),
-                None => (
-                    backoff_ms,
-                    DelaySource::Backoff(call.backoff.spec().strategy),
-                ),
-            };
+        let hinted = hint.and_then(|h| h.delay_with_backoff(backoff_ms).map(|d| (d, h.source())));
+        let (delay_ms, source) = match hinted {
+            Some((ms, s)) => (ms.min(self.config.hints.max_delay_ms), DelaySource::Hint(s)),
+            None => (
+                backoff_ms,
+                DelaySource::Backoff(call.backoff.spec().strategy),
+            ),
+        };
+        let retry_at = now.saturating_add(delay_ms);
 
         if !call.deadline.leaves_room(now, delay_ms, 1) {
-            let reason = match source {
-                DelaySource::Hint(_) => StopReason::RetryAfterExceedsDeadline,
-                DelaySource::Backoff(_) => StopReason::DeadlineExceeded,
+            let (reason, at) = match source {
+                DelaySource::Hint(_) => (StopReason::RetryAfterExceedsDeadline, Some(retry_at)),
+                DelaySource::Backoff(_) => (StopReason::DeadlineExceeded, None),
             };
-            let mut give_up = self.finish(now, call, reason, Some(observed), excerpt);
-            if let DelaySource::Hint(_) = source {
-                give_up.retry_at = Some(now.saturating_add(delay_ms));
-                if let Phase::Finished(Final::GiveUp(stored)) = &mut call.phase {
-                    stored.retry_at = give_up.retry_at;
-                }
-            }
-            return Decision::GiveUp(give_up);
+            return Decision::GiveUp(self.finish_at(
+                now,
+                call,
+                reason,
+                Some(observed),
+                excerpt,
+                at,
+            ));
         }
-
-        call.retries = retry_number;
-        call.phase = Phase::Waiting {
-            until: now.saturating_add(delay_ms),
+        // An open breaker would reject the retry anyway: fail fast instead of
+        // sleeping first, and say when the breaker may let calls through.
+        if let Some(until) = self
+            .open_until(call.scope)
+            .filter(|until| *until > retry_at)
+        {
+            let reason = StopReason::CircuitOpen;
+            return Decision::GiveUp(self.finish_at(
+                now,
+                call,
+                reason,
+                Some(observed),
+                excerpt,
+                Some(until),
+            ));
+        }
+        let cost = match matched {
+            Matched::Network(NetworkErrorKind::ReadTimeout | NetworkErrorKind::ConnectTimeout) => {
+                RetryCost::Timeout
+            }
+            Matched::Status { status: 429, .. } => RetryCost::Throttling,
+            _ => RetryCost::Normal,
         };
-        Decision::Retry(Retry {
+        let ticket = match self
+            .scopes
+            .get_mut(call.scope)
+            .map(|s| s.budget.try_retry(now, cost))
+        {
+            Some(Err(_refusal)) => {
+                let reason = StopReason::BudgetExhausted;
+                return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
+            }
+            Some(Ok(ticket)) => Some(ticket),
+            None => None,
+        };
+
+        call.ticket = ticket;
+        call.retries = retry_number;
+        call.phase = Phase::Waiting { until: retry_at };
+        let retry = Retry {
             delay_ms,
             attempt: call.attempts,
             matched,
             class,
             source,
             backoff_ms,
-        })
+        };
+        if let Some(scope) = self.scopes.get_mut(call.scope) {
+            scope.metrics.on_retry_scheduled(now);
+        }
+        let description = observation::describe(observed);
+        self.log(
+            now,
+            call,
+            LogOutcome::Retry,
+            delay_ms,
+            Some((matched, &description)),
+            Some(source),
+        );
+        self.flush(call.scope, now);
+        Decision::Retry(retry)
     }
 
-    /// Cancels `call` (the host's caller gave up). Returns the give-up, or
+    /// Cancels `call` (the host's caller gave up). An attempt in flight
+    /// releases its breaker slot without counting. Returns the give-up, or
     /// the call's earlier ending if it had already finished.
     pub fn cancel(&mut self, now: Instant, call: &mut Call) -> GiveUp {
         let now = self.clock.observe(now);
         match &call.phase {
             Phase::Finished(Final::GiveUp(g)) => g.clone(),
-            _ => self.finish(now, call, StopReason::Cancelled, None, None),
+            Phase::Finished(Final::Done(_)) => {
+                self.give_up_value(now, call, StopReason::Cancelled, None, None)
+            }
+            Phase::InFlight { permit, .. } => {
+                if let (Some(permit), Some(breaker)) = (*permit, self.breaker_mut(call.scope)) {
+                    breaker.release(permit);
+                }
+                self.finish(now, call, StopReason::Cancelled, None, None)
+            }
+            Phase::Ready | Phase::Waiting { .. } => {
+                self.finish(now, call, StopReason::Cancelled, None, None)
+            }
         }
     }
 
     /// Puts the policy into draining: from now on no attempt is admitted and
     /// no retry is scheduled; calls give up with `shutting_down`. Attempts
-    /// already in flight report their outcomes as usual.
+    /// already in flight report their outcomes as usual, so nothing they
+    /// committed is lost.
     pub fn drain(&mut self) {
         self.draining = true;
     }
@@ -271,6 +387,186 @@ impl Policy {
     #[must_use]
     pub const fn is_draining(&self) -> bool {
         self.draining
+    }
+
+    /// The next queued event, oldest first.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop()
+    }
+
+    /// Events waiting to be polled.
+    #[must_use]
+    pub fn pending_events(&self) -> usize {
+        self.events.len()
+    }
+
+    /// Events dropped because nobody polled the full queue.
+    #[must_use]
+    pub const fn dropped_events(&self) -> u64 {
+        self.events.dropped()
+    }
+
+    /// The next instant at which the policy's shared state changes by
+    /// itself (an open breaker's cooldown ends), for hosts that want to
+    /// wake up then; `None` when nothing is pending.
+    #[must_use]
+    pub fn next_timeout(&self) -> Option<Instant> {
+        self.scopes
+            .iter()
+            .filter_map(|s| s.breaker.as_ref()?.next_timeout())
+            .min()
+    }
+
+    /// The breaker state of `scope`, if it exists and has a breaker.
+    #[must_use]
+    pub fn breaker_state(&self, scope: &str) -> Option<BreakerStateCode> {
+        let index = *self.index.get(scope_name(scope))?;
+        Some(self.scopes.get(index)?.breaker.as_ref()?.state().code())
+    }
+
+    /// The retry budgets' status in `scope` at `now`.
+    #[must_use]
+    pub fn budget_status(&self, now: Instant, scope: &str) -> Option<BudgetStatus> {
+        let index = *self.index.get(scope_name(scope))?;
+        Some(self.scopes.get(index)?.budget.status(now))
+    }
+
+    /// The metrics of every scope, by name.
+    #[must_use]
+    pub fn metrics(&self) -> BTreeMap<String, MetricsSnapshot> {
+        self.names
+            .iter()
+            .zip(&self.scopes)
+            .map(|(n, s)| (n.to_string(), s.metrics.snapshot()))
+            .collect()
+    }
+
+    /// The metrics of all scopes added together (counters and histogram
+    /// buckets sum; the gauge is the most recent scope's).
+    #[must_use]
+    pub fn metrics_total(&self) -> MetricsSnapshot {
+        let mut total = self.template.metrics.snapshot();
+        for scope in &self.scopes {
+            total.merge(&scope.metrics.snapshot());
+        }
+        total
+    }
+
+    /// The shared state (breakers, budgets, metrics of every scope) as
+    /// versioned, serializable data, for hosts that keep it between
+    /// stateless invocations or share it between processes.
+    ///
+    /// Instants in it are the host's monotonic readings: a host that
+    /// persists state across processes must pass a clock that is
+    /// meaningful across them (Unix milliseconds, say) as `now`.
+    #[must_use]
+    pub fn snapshot_state(&self) -> PolicyState {
+        PolicyState {
+            version: STATE_VERSION,
+            latest: self.clock.latest(),
+            scopes: self
+                .names
+                .iter()
+                .zip(&self.scopes)
+                .map(|(n, s)| (n.to_string(), s.clone()))
+                .collect(),
+        }
+    }
+
+    /// Restores shared state saved by [`Policy::snapshot_state`]. Scopes
+    /// are replaced by their saved state; a part saved under a different
+    /// config (a breaker or alert config changed since) starts fresh instead
+    /// and is named in the report. Budgets keep their state under the
+    /// current config.
+    pub fn restore_state(&mut self, state: PolicyState) -> Result<RestoreReport, ConfigError> {
+        state.check_version()?;
+        let mut report = RestoreReport::default();
+        self.clock.observe(state.latest);
+        for (name, mut saved) in state.scopes {
+            let index = self.scope_index(&name);
+            let Some(current) = self.scopes.get_mut(index) else {
+                continue;
+            };
+            if saved.breaker.as_ref().map(Breaker::config) != self.config.breaker.as_ref() {
+                saved.breaker = self.template.breaker.clone();
+                report.reset.push(format!("{name}.breaker"));
+            }
+            if saved.budget.reconfigure(self.config.budget).is_err() {
+                saved.budget = self.template.budget.clone();
+                report.reset.push(format!("{name}.budget"));
+            }
+            if saved.metrics.alert_config() != &self.config.alerts {
+                saved.metrics = self.template.metrics.clone();
+                report.reset.push(format!("{name}.metrics"));
+            }
+            *current = saved;
+            report.restored = report.restored.saturating_add(1);
+        }
+        Ok(report)
+    }
+
+    /// The index of `name`'s scope, creating it (or falling back to the
+    /// overflow scope) on first use.
+    fn scope_index(&mut self, name: &str) -> usize {
+        let name = scope_name(name);
+        if let Some(index) = self.index.get(name) {
+            return *index;
+        }
+        let limit = usize::try_from(self.config.max_scopes).unwrap_or(usize::MAX);
+        let name = if self.names.len() >= limit.saturating_sub(1) && name != OVERFLOW_SCOPE {
+            OVERFLOW_SCOPE
+        } else {
+            name
+        };
+        if let Some(index) = self.index.get(name) {
+            return *index;
+        }
+        let index = self.scopes.len();
+        self.names.push(name.into());
+        self.scopes.push(self.template.clone());
+        self.index.insert(name.into(), index);
+        index
+    }
+
+    fn breaker_mut(&mut self, scope: usize) -> Option<&mut Breaker> {
+        self.scopes.get_mut(scope)?.breaker.as_mut()
+    }
+
+    fn open_until(&self, scope: usize) -> Option<Instant> {
+        match self.scopes.get(scope)?.breaker.as_ref()?.state() {
+            BreakerState::Open { until, .. } => Some(*until),
+            BreakerState::Closed { .. } | BreakerState::HalfOpen { .. } => None,
+        }
+    }
+
+    /// Tells the breaker and the budget how the attempt went. Only transient
+    /// and ambiguous failures count against the service: a 4xx shows it is
+    /// up and answering.
+    fn record_attempt(
+        &mut self,
+        now: Instant,
+        call: &mut Call,
+        class: Class,
+        permit: Option<crate::breaker::Permit>,
+        duration_ms: u64,
+    ) {
+        let ticket = call.ticket.take();
+        let Some(scope) = self.scopes.get_mut(call.scope) else {
+            return;
+        };
+        let failed = matches!(class, Class::Transient | Class::Ambiguous);
+        if let (Some(permit), Some(breaker)) = (permit, scope.breaker.as_mut()) {
+            if failed {
+                breaker.on_failure(now, permit, duration_ms);
+            } else {
+                breaker.on_success(now, permit, duration_ms);
+            }
+        }
+        if failed {
+            scope.budget.on_attempt_failure(now);
+        } else {
+            scope.budget.on_attempt_success(now, ticket);
+        }
     }
 
     fn classify(&self, outcome: &Outcome<'_>) -> (Matched, Class, Observed<'static>) {
@@ -300,7 +596,6 @@ impl Policy {
         }
     }
 
-    /// Ends `call` with `reason`, writing its observation.
     fn finish(
         &mut self,
         now: Instant,
@@ -309,19 +604,55 @@ impl Policy {
         observed: Option<Observed<'_>>,
         excerpt: Option<&str>,
     ) -> GiveUp {
+        self.finish_at(now, call, reason, observed, excerpt, None)
+    }
+
+    /// Ends `call` with `reason`: writes its observation, records metrics and
+    /// a log line, and remembers the answer for any later question.
+    fn finish_at(
+        &mut self,
+        now: Instant,
+        call: &mut Call,
+        reason: StopReason,
+        observed: Option<Observed<'_>>,
+        excerpt: Option<&str>,
+        retry_at: Option<Instant>,
+    ) -> GiveUp {
+        let mut give_up = self.give_up_value(now, call, reason, observed, excerpt);
+        give_up.retry_at = retry_at;
+        call.phase = Phase::Finished(Final::GiveUp(give_up.clone()));
+        let (outcome, log_outcome) = match reason {
+            StopReason::AttemptsExhausted => (CallOutcome::Exhausted, LogOutcome::Exhausted),
+            _ => (CallOutcome::GaveUp, LogOutcome::GaveUp),
+        };
+        self.call_finished(now, call, outcome);
+        let description = observed.map(observation::describe);
+        let error = match (call.last, description.as_deref()) {
+            (Some((matched, _)), Some(text)) => Some((matched, text)),
+            _ => None,
+        };
+        self.log_reason(now, call, log_outcome, error, reason);
+        self.flush(call.scope, now);
+        give_up
+    }
+
+    fn give_up_value(
+        &self,
+        now: Instant,
+        call: &Call,
+        reason: StopReason,
+        observed: Option<Observed<'_>>,
+        excerpt: Option<&str>,
+    ) -> GiveUp {
         let total_ms = call.deadline.elapsed(now);
         let max_chars =
             usize::try_from(self.config.observation.max_excerpt_chars).unwrap_or(usize::MAX);
-        let observed = match (observed, excerpt) {
-            (Some(Observed::Rejected { class, .. }), Some(message)) => Some(Observed::Rejected {
-                class,
-                message: Some(message),
-            }),
-            (o, _) => o,
-        };
-        let excerpt = match observed {
-            Some(Observed::Rejected { .. }) => None,
-            _ => excerpt,
+        // A host-rejected result's detail is its own description, not a body.
+        let (observed, excerpt) = match (observed, excerpt) {
+            (Some(Observed::Rejected { class, .. }), message) => {
+                (Some(Observed::Rejected { class, message }), None)
+            }
+            other => other,
         };
         let observation = match (reason, observed) {
             (StopReason::NotRetryable, Some(o)) => {
@@ -339,7 +670,7 @@ impl Policy {
                 max_chars,
             ),
         };
-        let give_up = GiveUp {
+        GiveUp {
             reason,
             attempts: call.attempts,
             total_ms,
@@ -347,9 +678,119 @@ impl Policy {
             class: call.last.map(|(_, c)| c),
             retry_at: None,
             observation,
+        }
+    }
+
+    fn call_finished(&mut self, now: Instant, call: &Call, outcome: CallOutcome) {
+        if let Some(scope) = self.scopes.get_mut(call.scope) {
+            let summary = CallSummary {
+                retries: call.retries,
+                outcome,
+                duration_ms: call.deadline.elapsed(now),
+            };
+            scope.metrics.on_call_finished(now, summary);
+        }
+    }
+
+    fn log_reason(
+        &mut self,
+        now: Instant,
+        call: &Call,
+        outcome: LogOutcome,
+        error: Option<(Matched, &str)>,
+        reason: StopReason,
+    ) {
+        if !self.config.log_records {
+            return;
+        }
+        // A stop without an observed failure (breaker, deadline, draining)
+        // logs the stop reason as its error.
+        let code;
+        let error = match error {
+            Some((matched, text)) => {
+                code = matched.code();
+                Some((code.as_str(), text))
+            }
+            None => Some((reason.code(), stop_explanation(reason))),
         };
-        call.phase = Phase::Finished(Final::GiveUp(give_up.clone()));
-        give_up
+        self.push_log(now, call, outcome, 0, error, None);
+    }
+
+    fn log(
+        &mut self,
+        now: Instant,
+        call: &Call,
+        outcome: LogOutcome,
+        delay_ms: u64,
+        error: Option<(Matched, &str)>,
+        source: Option<DelaySource>,
+    ) {
+        if !self.config.log_records {
+            return;
+        }
+        let code = error.map(|(m, _)| m.code());
+        let error = match (&code, error) {
+            (Some(code), Some((_, text))) => Some((code.as_str(), text)),
+            _ => None,
+        };
+        self.push_log(now, call, outcome, delay_ms, error, source);
+    }
+
+    fn push_log(
+        &mut self,
+        now: Instant,
+        call: &Call,
+        outcome: LogOutcome,
+        delay_ms: u64,
+        error: Option<(&str, &str)>,
+        source: Option<DelaySource>,
+    ) {
+        let strategy = source.unwrap_or(DelaySource::Backoff(call.backoff.spec().strategy));
+        let record = LogRecord::new(
+            self.wall_at(now),
+            &call.operation,
+            call.attempts,
+            self.config.max_attempts,
+            delay_ms,
+            error,
+            strategy.code(),
+            outcome,
+            call.deadline.elapsed(now),
+        );
+        let scope = self
+            .names
+            .get(call.scope)
+            .map_or_else(String::new, |n| n.to_string());
+        self.events.push(Event::Log { scope, record });
+    }
+
+    fn wall_at(&self, now: Instant) -> WallClock {
+        match self.wall_anchor {
+            None => WallClock::from_unix_millis(now.as_millis()),
+            Some((mono, wall)) => {
+                let wall_ms = wall.as_unix_millis();
+                let ms = if now >= mono {
+                    wall_ms.saturating_add(now.saturating_since(mono))
+                } else {
+                    wall_ms.saturating_sub(mono.saturating_since(now))
+                };
+                WallClock::from_unix_millis(ms)
+            }
+        }
+    }
+
+    fn flush(&mut self, scope: usize, now: Instant) {
+        if let (Some(state), Some(name)) = (self.scopes.get_mut(scope), self.names.get(scope)) {
+            state.flush_events(name, now, &mut self.events);
+        }
+    }
+}
+
+fn scope_name(name: &str) -> &str {
+    if name.is_empty() {
+        DEFAULT_SCOPE
+    } else {
+        name
     }
 }
 

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 use stoic_core::hints::server_hint;
 use stoic_core::{
     Admission, Call, CallSpec, Class, Config, Decision, Instant, Method, NetworkErrorKind, Outcome,
-    Policy, WallClock,
+    Policy, PolicyState, WallClock,
 };
 
 const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
@@ -33,8 +33,9 @@ fn policy_files() -> Vec<(String, Value)> {
         .collect()
 }
 
-fn spec_of(v: &Value) -> (String, Option<Method>, Option<bool>, Option<String>) {
+fn spec_of(v: &Value) -> (String, String, Option<Method>, Option<bool>, Option<String>) {
     (
+        v["scope"].as_str().unwrap_or_default().to_owned(),
         v["operation"].as_str().unwrap_or("op").to_owned(),
         v["method"].as_str().map(Method::parse),
         v["idempotent"].as_bool(),
@@ -84,11 +85,12 @@ fn run_scenario(file: &str, scenario: &Value) {
         let name = step["call"].as_str().unwrap_or_default().to_owned();
         match step["op"].as_str().unwrap() {
             "start" => {
-                let (operation, method, idempotent, key) = spec_of(&step["spec"]);
+                let (scope, operation, method, idempotent, key) = spec_of(&step["spec"]);
                 let mut spec = match method {
                     Some(m) => CallSpec::http(&operation, m),
                     None => CallSpec::new(&operation),
                 };
+                spec = spec.in_scope(&scope);
                 if let Some(flag) = idempotent {
                     spec = spec.idempotent(flag);
                 }
@@ -139,6 +141,62 @@ fn run_scenario(file: &str, scenario: &Value) {
                 check(&context, &value, step);
             }
             "drain" => policy.drain(),
+            "set_wall_clock" => {
+                let wall = WallClock::from_unix_millis(step["wall_unix_ms"].as_u64().unwrap());
+                policy.set_wall_clock(now, wall);
+            }
+            "events" => {
+                let filter: Vec<&str> = step["filter"]
+                    .as_array()
+                    .map(|f| f.iter().map(|k| k.as_str().unwrap()).collect())
+                    .unwrap_or_default();
+                let mut events = Vec::new();
+                while let Some(event) = policy.poll_event() {
+                    if filter.is_empty() || filter.contains(&event.code()) {
+                        events.push(serde_json::to_value(&event).unwrap());
+                    }
+                }
+                let expect = step["expect"].as_array().unwrap();
+                assert_eq!(events.len(), expect.len(), "{context}: events {events:?}");
+                for (event, want) in events.iter().zip(expect) {
+                    check(&context, event, &json!({ "expect": want }));
+                }
+            }
+            "breaker_state" => {
+                let state = policy.breaker_state(step["scope"].as_str().unwrap_or_default());
+                check(&context, &json!({ "state": state }), step);
+            }
+            "metrics" => {
+                let scope = step["scope"].as_str().unwrap_or("default");
+                let metrics = policy.metrics();
+                check(
+                    &context,
+                    &serde_json::to_value(metrics[scope]).unwrap(),
+                    step,
+                );
+            }
+            "budget_status" => {
+                let status = policy.budget_status(now, step["scope"].as_str().unwrap_or_default());
+                check(&context, &serde_json::to_value(status).unwrap(), step);
+            }
+            "next_timeout" => {
+                check(&context, &json!({ "at": policy.next_timeout() }), step);
+            }
+            "snapshot_restore" => {
+                // A new process: same config, state restored from JSON text.
+                assert!(
+                    calls.values().all(Call::is_finished),
+                    "{context}: calls still open"
+                );
+                let text = policy.snapshot_state().to_json();
+                let config: Config = Config::from_json(&scenario["config"].to_string()).unwrap();
+                policy = Policy::new(config).unwrap();
+                let report = policy
+                    .restore_state(PolicyState::from_json(&text).unwrap())
+                    .unwrap();
+                assert!(report.reset.is_empty(), "{context}: {report:?}");
+                calls.clear();
+            }
             other => panic!("{context}: unknown op {other}"),
         }
     }

@@ -1,0 +1,116 @@
+//! Events: side information the host drains with [`crate::Policy::poll_event`].
+//!
+//! Decisions are return values; everything else that happened while making
+//! them (a breaker changed state, a budget refused, an alert level moved, a
+//! log record was written) is queued here, so the core never calls back into
+//! the host. The queue is bounded: when it is full the oldest event is
+//! dropped and counted, because the newest state is what a host must act on.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::breaker::{BreakerStateCode, TransitionReason};
+use crate::budget::BudgetKind;
+use crate::record::{AlertLevel, AlertRule, LogRecord};
+use crate::time::Instant;
+
+/// The most events kept unread.
+pub const EVENT_QUEUE_LIMIT: usize = 4096;
+
+/// Something the host may want to log, export or alert on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Event {
+    /// A scope's circuit breaker changed state.
+    BreakerTransition {
+        /// The scope (service) whose breaker moved.
+        scope: String,
+        /// The state left.
+        from: BreakerStateCode,
+        /// The state entered.
+        to: BreakerStateCode,
+        /// When.
+        at: Instant,
+        /// Why.
+        reason: TransitionReason,
+    },
+    /// A retry budget refused a retry; hosts log it as "Retry budget exceeded".
+    BudgetExhausted {
+        /// The scope.
+        scope: String,
+        /// Which budget said no.
+        budget: BudgetKind,
+        /// When.
+        at: Instant,
+        /// Always "Retry budget exceeded" (seed 001's log line).
+        message: &'static str,
+    },
+    /// An alert rule's level changed (seed 001, section 7).
+    AlertChanged {
+        /// The scope.
+        scope: String,
+        /// Which rule.
+        rule: AlertRule,
+        /// The level before.
+        from: AlertLevel,
+        /// The level now.
+        to: AlertLevel,
+        /// The measured value.
+        value: f64,
+        /// The threshold it crossed.
+        threshold: f64,
+        /// When.
+        at: Instant,
+    },
+    /// A log record for one decision (only when `log_records` is on).
+    Log {
+        /// The scope.
+        scope: String,
+        /// The record, in seed 001's format.
+        record: LogRecord,
+    },
+}
+
+impl Event {
+    /// The event's code: `breaker_transition`, `budget_exhausted`,
+    /// `alert_changed` or `log`.
+    #[must_use]
+    pub const fn code(&self) -> &'static str {
+        match self {
+            Event::BreakerTransition { .. } => "breaker_transition",
+            Event::BudgetExhausted { .. } => "budget_exhausted",
+            Event::AlertChanged { .. } => "alert_changed",
+            Event::Log { .. } => "log",
+        }
+    }
+}
+
+/// The bounded queue behind [`crate::Policy::poll_event`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct EventQueue {
+    events: VecDeque<Event>,
+    dropped: u64,
+}
+
+impl EventQueue {
+    pub(crate) fn push(&mut self, event: Event) {
+        if self.events.len() >= EVENT_QUEUE_LIMIT {
+            self.events.pop_front();
+            self.dropped = self.dropped.saturating_add(1);
+        }
+        self.events.push_back(event);
+    }
+
+    pub(crate) fn pop(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.events.len()
+    }
+
+    pub(crate) const fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}
