@@ -18,8 +18,14 @@ tools: ## Install what the build needs and is missing (skips what is present)
 demo: tools ## Build and run the main demo
 	$(CARGO) run --quiet --locked -p stoic-core --example demo
 
+# Each binding adds its suite to TEST_SUITES (and its lint to LINT_SUITES)
+# from its own file in mk/, so the suites stay independent of each other.
+TEST_SUITES := test-rust
+LINT_SUITES :=
+-include mk/*.mk
+
 .PHONY: test
-test: tools lint test-rust ## Install what is missing, build everything, run every suite
+test: tools lint $(LINT_SUITES) $(TEST_SUITES) ## Install what is missing, build everything, run every suite
 
 .PHONY: lint
 lint: ## cargo fmt --check and clippy -D warnings
