@@ -164,6 +164,11 @@ impl Policy {
                 None,
             ));
         }
+        // Attempts abandoned without an outcome still count.
+        if call.attempts >= self.config.max_attempts {
+            let reason = StopReason::AttemptsExhausted;
+            return Admission::Reject(self.finish(now, call, reason, None, None));
+        }
         let permit = match self.breaker_mut(call.scope).map(|b| b.try_acquire(now)) {
             None => None,
             Some(Ok(permit)) => Some(permit),
@@ -483,7 +488,16 @@ impl Policy {
         let mut report = RestoreReport::default();
         self.clock.observe(state.latest);
         for (name, mut saved) in state.scopes {
-            let index = self.scope_index(&name);
+            // Restore by exact name: the overflow rule applies to new names
+            // seen in traffic, not to scopes the snapshot already had.
+            let index = match self.index.get(name.as_str()) {
+                Some(index) => *index,
+                None if self.names.len() < self.max_scopes() => self.add_scope(&name),
+                None => {
+                    report.reset.push(format!("{name} (over max_scopes)"));
+                    continue;
+                }
+            };
             let Some(current) = self.scopes.get_mut(index) else {
                 continue;
             };
@@ -512,20 +526,29 @@ impl Policy {
         if let Some(index) = self.index.get(name) {
             return *index;
         }
-        let limit = usize::try_from(self.config.max_scopes).unwrap_or(usize::MAX);
-        let name = if self.names.len() >= limit.saturating_sub(1) && name != OVERFLOW_SCOPE {
+        // One slot stays free for the overflow scope.
+        let full = self.names.len() >= self.max_scopes().saturating_sub(1);
+        let name = if full && name != OVERFLOW_SCOPE {
             OVERFLOW_SCOPE
         } else {
             name
         };
-        if let Some(index) = self.index.get(name) {
-            return *index;
+        match self.index.get(name) {
+            Some(index) => *index,
+            None => self.add_scope(name),
         }
+    }
+
+    fn add_scope(&mut self, name: &str) -> usize {
         let index = self.scopes.len();
         self.names.push(name.into());
         self.scopes.push(self.template.clone());
         self.index.insert(name.into(), index);
         index
+    }
+
+    fn max_scopes(&self) -> usize {
+        usize::try_from(self.config.max_scopes).unwrap_or(usize::MAX)
     }
 
     fn breaker_mut(&mut self, scope: usize) -> Option<&mut Breaker> {

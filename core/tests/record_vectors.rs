@@ -4,7 +4,9 @@
 
 // Test helpers live outside #[test] fns, where clippy's test allowances do
 // not reach; a panic is how a test helper reports a broken vector.
-#![allow(clippy::unwrap_used, clippy::panic, clippy::indexing_slicing)]
+
+#[path = "support/vectors.rs"]
+mod vectors;
 
 use serde_json::Value;
 use stoic_core::record::{
@@ -13,17 +15,8 @@ use stoic_core::record::{
 };
 use stoic_core::{Instant, WallClock};
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
-
 fn load() -> Value {
-    let path = format!("{VECTORS}/records.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(doc["kind"], "records");
-    for field in ["description", "source", "license"] {
-        assert!(doc[field].is_string(), "missing {field}");
-    }
-    doc
+    vectors::load("records.json", "records")
 }
 
 fn u64_of(v: &Value, key: &str) -> u64 {

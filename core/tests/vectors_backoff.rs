@@ -1,34 +1,16 @@
 //! Runs `tests/vectors/backoff.json`, the backoff vectors the JS and Python
 //! suites also run through the bindings.
 
-// Test code: a malformed vector file should fail loudly, and clippy's
-// `allow-*-in-tests` settings do not reach the helpers outside `#[test]` fns.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+#[path = "support/vectors.rs"]
+mod vectors;
 
 use std::collections::BTreeSet;
 
 use serde_json::Value;
 use stoic_core::backoff::{BackoffSpec, SeededBackoff};
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
-
 fn load() -> Value {
-    let path = format!("{VECTORS}/backoff.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    let doc: Value = serde_json::from_str(&text).unwrap();
-    assert_eq!(doc["kind"], "backoff");
-    for key in ["description", "source", "license"] {
-        assert!(
-            doc[key].as_str().is_some_and(|s| !s.is_empty()),
-            "missing {key}"
-        );
-    }
-    doc
+    vectors::load("backoff.json", "backoff")
 }
 
 fn spec_of(case: &Value) -> BackoffSpec {

@@ -2,12 +2,9 @@
 //! the file's `description`). Every scenario runs twice: once on one breaker,
 //! once restoring the breaker from a JSON snapshot before every step, which
 //! must not change a single observable.
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+
+#[path = "support/vectors.rs"]
+mod vectors;
 
 use std::collections::BTreeMap;
 
@@ -15,12 +12,8 @@ use serde_json::{json, Map, Value};
 use stoic_core::breaker::{Breaker, BreakerConfig, BreakerState, Permit};
 use stoic_core::Instant;
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
-
 fn load() -> Value {
-    let path = format!("{VECTORS}/breaker_scenarios.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
+    vectors::load("breaker_scenarios.json", "breaker")
 }
 
 fn scenarios(doc: &Value) -> &Vec<Value> {

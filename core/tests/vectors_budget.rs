@@ -1,10 +1,7 @@
 //! Runs `tests/vectors/budget.json` (shared with the JS and Python suites).
-#![allow(
-    clippy::unwrap_used,
-    clippy::expect_used,
-    clippy::panic,
-    clippy::indexing_slicing
-)]
+
+#[path = "support/vectors.rs"]
+mod vectors;
 
 use std::collections::BTreeMap;
 
@@ -12,12 +9,8 @@ use serde_json::{json, Value};
 use stoic_core::budget::{RetryBudget, RetryBudgetConfig, RetryCost, RetryTicket};
 use stoic_core::Instant;
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
-
 fn load() -> Value {
-    let path = format!("{VECTORS}/budget.json");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap()
+    vectors::load("budget.json", "budget")
 }
 
 const EXPECT_KEYS: [&str; 8] = [

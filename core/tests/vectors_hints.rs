@@ -6,20 +6,14 @@
 
 // Helpers outside `#[test]` functions are test code too: a malformed vector
 // file should stop the run loudly.
-#![allow(clippy::unwrap_used, clippy::panic)]
+
+#[path = "support/vectors.rs"]
+mod vectors;
 
 use serde_json::Value;
 use stoic_core::hints::{parse_retry_after, server_hint, HintSource, ServerHint};
 use stoic_core::httpdate::parse_http_date_at;
 use stoic_core::WallClock;
-
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
-
-fn load(name: &str) -> Value {
-    let path = format!("{VECTORS}/{name}");
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"))
-}
 
 fn opt_u64(v: &Value, key: &str) -> Option<u64> {
     match &v[key] {
@@ -61,7 +55,7 @@ fn report(failures: &[String], total: usize) {
 
 #[test]
 fn retry_after_cases() {
-    let doc = load("retry_after.json");
+    let doc = vectors::load("retry_after.json", "retry_after");
     check_header(&doc, "retry_after");
     let list = cases(&doc, "cases");
     let mut failures = Vec::new();
@@ -90,7 +84,7 @@ fn retry_after_cases() {
 
 #[test]
 fn http_date_cases() {
-    let doc = load("retry_after.json");
+    let doc = vectors::load("retry_after.json", "retry_after");
     let list = cases(&doc, "http_date_cases");
     let mut failures = Vec::new();
     for case in list {
@@ -129,7 +123,7 @@ fn expected_hint(expected: &Value) -> Option<ServerHint> {
 
 #[test]
 fn server_hint_cases() {
-    let doc = load("server_hints.json");
+    let doc = vectors::load("server_hints.json", "server_hint");
     check_header(&doc, "server_hint");
     let list = cases(&doc, "cases");
     let mut failures = Vec::new();

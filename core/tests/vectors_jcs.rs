@@ -2,6 +2,9 @@
 //! files plus our edge and error cases), `jcs_numbers.json` (ECMAScript
 //! number formatting) and `idempotency_keys.json` (keys, UUIDs, headers).
 
+#[path = "support/vectors.rs"]
+mod vectors;
+
 use stoic_core::key::{
     canonical_json, es6_number, header_value, idempotency_key, parse_key_header, random_key,
     KeyHeaderForm,
@@ -14,18 +17,7 @@ use support::{array, load, text};
 mod support {
     use serde_json::Value;
 
-    const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
-
-    pub(crate) fn load(name: &str, kind: &str) -> Value {
-        let path = format!("{VECTORS}/{name}");
-        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
-        let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
-        assert_eq!(doc["kind"], kind, "{path}");
-        for field in ["description", "source", "license"] {
-            assert!(doc[field].is_string(), "{path} lacks {field}");
-        }
-        doc
-    }
+    pub(crate) use super::vectors::load;
 
     pub(crate) fn array<'a>(doc: &'a Value, field: &str) -> &'a Vec<Value> {
         let items = doc[field]

@@ -2,8 +2,10 @@
 //! API. The JavaScript and Python suites run the same files through their
 //! bindings, so a decision that differs between languages fails somewhere.
 
+#[path = "support/vectors.rs"]
+mod vectors;
+
 use std::collections::BTreeMap;
-use std::fs;
 
 use serde_json::{json, Value};
 use stoic_core::hints::server_hint;
@@ -12,25 +14,8 @@ use stoic_core::{
     Policy, PolicyState, WallClock,
 };
 
-const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
-
 fn policy_files() -> Vec<(String, Value)> {
-    let mut files: Vec<_> = fs::read_dir(VECTORS)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files
-        .into_iter()
-        .map(|p| {
-            (
-                p.display().to_string(),
-                serde_json::from_str(&fs::read_to_string(&p).unwrap()).unwrap(),
-            )
-        })
-        .filter(|(_, v): &(String, Value)| v["kind"] == "policy")
-        .collect()
+    vectors::all_of_kind("policy")
 }
 
 fn spec_of(v: &Value) -> (String, String, Option<Method>, Option<bool>, Option<String>) {
@@ -205,7 +190,11 @@ fn run_scenario(file: &str, scenario: &Value) {
 #[test]
 fn policy_vectors() {
     let files = policy_files();
-    assert!(!files.is_empty(), "no policy vectors found in {VECTORS}");
+    assert!(
+        !files.is_empty(),
+        "no policy vectors found in {}",
+        vectors::VECTORS
+    );
     let mut scenarios = 0;
     for (file, doc) in &files {
         for scenario in doc["scenarios"].as_array().unwrap() {

@@ -1,0 +1,40 @@
+//! Loading the shared JSON vectors in `tests/vectors/` (repo root), which the
+//! JavaScript and Python suites run too. Every file names its `kind` and
+//! carries `description`, `source` and `license`.
+
+use serde_json::Value;
+
+/// The shared vectors folder.
+pub(crate) const VECTORS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors");
+
+/// Loads `name`, checking that it is a `kind` file with its provenance.
+pub(crate) fn load(name: &str, kind: &str) -> Value {
+    let path = format!("{VECTORS}/{name}");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let doc: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{path}: {e}"));
+    assert_eq!(doc["kind"], kind, "{path}");
+    for field in ["description", "source", "license"] {
+        assert!(doc[field].is_string(), "{path} lacks {field}");
+    }
+    doc
+}
+
+/// Every file of `kind`, by path, in name order.
+#[allow(dead_code)]
+pub(crate) fn all_of_kind(kind: &str) -> Vec<(String, Value)> {
+    let mut names: Vec<String> = std::fs::read_dir(VECTORS)
+        .unwrap_or_else(|e| panic!("{VECTORS}: {e}"))
+        .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|name| {
+            let path = format!("{VECTORS}/{name}");
+            let text = std::fs::read_to_string(&path).ok()?;
+            let doc: Value = serde_json::from_str(&text).ok()?;
+            (doc["kind"] == kind).then(|| (path, load(&name, kind)))
+        })
+        .collect()
+}

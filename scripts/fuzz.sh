@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Runs each cargo-fuzz target for FUZZ_SECONDS (default 60). Not part of CI:
+# libFuzzer needs a nightly-only sanitizer flag, which RUSTC_BOOTSTRAP=1
+# unlocks on the stable toolchain this project pins.
+set -euo pipefail
+cd "$(dirname "$0")/../core"
+if ! cargo fuzz --version >/dev/null 2>&1; then
+  cargo install cargo-fuzz --version 0.13.2 --locked
+fi
+seconds=${FUZZ_SECONDS:-60}
+for target in hints canonical_json policy_ops; do
+  echo "fuzz: ${target} for ${seconds}s"
+  RUSTC_BOOTSTRAP=1 cargo fuzz run "${target}" -- -max_total_time="${seconds}"
+done
