@@ -43,17 +43,17 @@ use serde::{Deserialize, Serialize};
 mod composed;
 mod grpc;
 mod ratio;
-mod ring;
+
 mod run_cap;
 mod token_bucket;
 
+pub use crate::ring::{BucketRing, MAX_BUCKETS};
 pub use composed::{
     BudgetEvent, BudgetStatus, GrpcStatus, RatioStatus, Refusal, RetryBudget, RetryBudgetConfig,
     RetryTicket, RunCapStatus, TokenBucketStatus, EVENT_QUEUE_CAPACITY,
 };
 pub use grpc::{GrpcThrottle, GrpcThrottleConfig, MAX_GRPC_TOKENS};
 pub use ratio::{RatioBudget, RatioConfig, MAX_RATIO, MAX_RETRIES_PER_SEC, MAX_WINDOW_MS};
-pub use ring::{BucketRing, MAX_BUCKETS};
 pub use run_cap::{RunCap, RunCapConfig};
 pub use token_bucket::{TokenBucket, TokenBucketConfig, TokenBucketParams, TokenBucketProfile};
 

@@ -33,6 +33,7 @@ pub mod observation;
 pub mod outcome;
 pub mod policy;
 pub mod record;
+pub mod ring;
 pub mod rng;
 pub mod scope;
 pub mod state;

@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::ring::{BucketRing, MAX_BUCKETS};
+use crate::ring::{BucketRing, MAX_BUCKETS};
 use super::{field, to_milli};
 use crate::error::{ConfigError, ConfigErrorCode};
 use crate::time::{Instant, MonotonicClamp};

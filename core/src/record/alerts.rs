@@ -283,7 +283,7 @@ impl AlertEvaluator {
         });
         AlertEvaluator {
             config,
-            window: Window::default(),
+            window: Window::new(config.window_ms),
             rules,
             events: VecDeque::new(),
             dropped_events: 0,
@@ -295,14 +295,13 @@ impl AlertEvaluator {
     }
 
     pub(crate) fn record(&mut self, now: Instant, delta: &WindowCounts) {
-        self.window
-            .add(self.config.window_ms, now.as_millis(), delta);
+        self.window.add(now, delta);
     }
 
     /// Re-evaluates every rule at `now` and queues a change event for each
     /// rule whose level moved.
     pub(crate) fn evaluate(&mut self, now: Instant, breaker: BreakerGauge) {
-        let counts = self.window.totals(self.config.window_ms, now.as_millis());
+        let counts = self.window.totals(now);
         let floor = u64::from(self.config.min_requests);
         for state in &mut self.rules {
             let (numerator, denominator, enough) = match state.rule {

@@ -1,4 +1,5 @@
-//! A time-bucketed counter over a sliding window, in fixed memory.
+//! A time-bucketed counter over a sliding window, in fixed memory: the one
+//! window behind the ratio budget and the alert rules.
 
 use serde::{Deserialize, Serialize};
 
@@ -98,7 +99,7 @@ impl BucketRing {
     ///
     /// Never fails: `bucket_ms` is raised to at least 1 and `buckets` is clamped
     /// to `1..=MAX_BUCKETS`, because a ring is an internal tool whose callers
-    /// validate their own config (see [`RatioConfig`](super::RatioConfig)).
+    /// validate their own config (see [`RatioConfig`](crate::budget::RatioConfig)).
     #[must_use]
     pub fn new(bucket_ms: u64, buckets: u32) -> Self {
         let n = buckets.clamp(1, MAX_BUCKETS);
