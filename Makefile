@@ -38,7 +38,7 @@ test-rust: ## Rust unit, scenario, vector and property tests
 
 .PHONY: bench
 bench: ## Criterion benchmarks of the decision path (figures go to bench/README.md)
-	$(CARGO) bench --locked -p stoic-bench
+	$(CARGO) bench --locked -p stoic-bench --bench decision
 
 .PHONY: fuzz
 fuzz: ## Run the fuzz targets for a minute each (needs cargo-fuzz; not part of CI)

@@ -345,15 +345,11 @@ impl Policy {
         if let Some(scope) = self.scopes.get_mut(call.scope) {
             scope.metrics.on_retry_scheduled(now);
         }
-        let description = observation::describe(observed);
-        self.log(
-            now,
-            call,
-            LogOutcome::Retry,
-            delay_ms,
-            Some((matched, &description)),
-            Some(source),
-        );
+        if self.config.log_records {
+            let description = observation::describe(observed);
+            let error = Some((matched, description.as_str()));
+            self.log(now, call, LogOutcome::Retry, delay_ms, error, Some(source));
+        }
         self.flush(call.scope, now);
         Decision::Retry(retry)
     }

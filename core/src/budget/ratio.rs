@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::ring::{BucketRing, MAX_BUCKETS};
 use super::{field, to_milli};
 use crate::error::{ConfigError, ConfigErrorCode};
+use crate::ring::{BucketRing, MAX_BUCKETS};
 use crate::time::{Instant, MonotonicClamp};
 
 /// The largest `ratio` accepted (Finagle and tower accept up to 1000 retries

@@ -257,6 +257,14 @@ struct RuleState {
 pub(crate) struct AlertEvaluator {
     config: AlertConfig,
     window: Window,
+    /// What the last evaluation saw: its window bucket and breaker gauge.
+    /// Evaluating is skipped while both are unchanged and no call finished
+    /// since, which keeps it off the per-attempt hot path: a rate that moves
+    /// with attempts alone is re-read at the next finished call or bucket.
+    #[serde(default)]
+    last_seen: Option<(u64, BreakerGauge)>,
+    #[serde(default)]
+    finished_since: bool,
     rules: [RuleState; 3],
     events: VecDeque<RecordEvent>,
     dropped_events: u64,
@@ -284,6 +292,8 @@ impl AlertEvaluator {
         AlertEvaluator {
             config,
             window: Window::new(config.window_ms),
+            last_seen: None,
+            finished_since: false,
             rules,
             events: VecDeque::new(),
             dropped_events: 0,
@@ -296,11 +306,18 @@ impl AlertEvaluator {
 
     pub(crate) fn record(&mut self, now: Instant, delta: &WindowCounts) {
         self.window.add(now, delta);
+        self.finished_since |= delta.finished > 0;
     }
 
     /// Re-evaluates every rule at `now` and queues a change event for each
     /// rule whose level moved.
     pub(crate) fn evaluate(&mut self, now: Instant, breaker: BreakerGauge) {
+        let seen = (self.window.bucket(now), breaker);
+        if !self.finished_since && self.last_seen == Some(seen) {
+            return;
+        }
+        self.last_seen = Some(seen);
+        self.finished_since = false;
         let counts = self.window.totals(now);
         let floor = u64::from(self.config.min_requests);
         for state in &mut self.rules {
@@ -507,7 +524,8 @@ mod tests {
         );
         ev.evaluate(Instant::from_millis(0), BreakerGauge::Closed);
         assert_eq!(ev.poll_event(), None);
-        // One more retry attempt: 3 / 11 > 20 %.
+        // One more retry attempt: 3 / 11 > 20 %. Attempts alone do not
+        // re-read the window inside the same bucket...
         ev.record(
             Instant::from_millis(1),
             &WindowCounts {
@@ -517,6 +535,9 @@ mod tests {
             },
         );
         ev.evaluate(Instant::from_millis(1), BreakerGauge::Closed);
+        assert_eq!(ev.poll_event(), None);
+        // ...the next bucket (5 s for a minute's window) does.
+        ev.evaluate(Instant::from_millis(5_000), BreakerGauge::Closed);
         let Some(RecordEvent::AlertChanged { rule, from, to, .. }) = ev.poll_event() else {
             panic!("expected an event");
         };

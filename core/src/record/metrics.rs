@@ -382,7 +382,9 @@ impl Metrics {
 
     /// Re-evaluates the alert rules over the window ending at `now`, queuing
     /// a [`RecordEvent::AlertChanged`] for each rule whose level changed.
-    /// Cheap (a dozen buckets); the policy may call it after every outcome.
+    /// It only re-reads the window when a call finished since the last
+    /// evaluation, the window moved to a new bucket or the breaker gauge
+    /// changed, so the policy calls it after every decision at little cost.
     pub fn evaluate(&mut self, now: Instant) {
         let now = self.clamp.observe(now);
         self.alerts.evaluate(now, self.totals.circuit_breaker_state);

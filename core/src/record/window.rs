@@ -65,6 +65,11 @@ impl Window {
         }
     }
 
+    /// The absolute index of the bucket holding `now`.
+    pub(crate) fn bucket(&self, now: Instant) -> u64 {
+        now.as_millis() / self.attempts.bucket_ms()
+    }
+
     /// The counts of the window ending at `now`.
     pub(crate) fn totals(&self, now: Instant) -> WindowCounts {
         WindowCounts {
