@@ -173,9 +173,8 @@ impl Policy {
             None => None,
             Some(Ok(permit)) => Some(permit),
             Some(Err(rejected)) => {
-                let mut g = self.finish(now, call, StopReason::CircuitOpen, None, None);
-                g.retry_at = rejected.retry_at;
-                call.phase = Phase::Finished(Final::GiveUp(g.clone()));
+                let reason = StopReason::CircuitOpen;
+                let g = self.finish_at(now, call, reason, None, None, rejected.retry_at);
                 return Admission::Reject(g);
             }
         };
