@@ -36,6 +36,7 @@ pub mod record;
 pub mod ring;
 pub mod rng;
 pub mod scope;
+pub mod server_idempotency;
 pub mod state;
 pub mod time;
 

@@ -1,0 +1,424 @@
+//! Server-side idempotency: the other half of the key contract.
+//!
+//! A client sends the same `Idempotency-Key` on every retry of one logical
+//! operation; the server must then apply the operation once and answer every
+//! repeat with the first answer. This module decides, sans-IO, what the
+//! server does with a request, given what its store holds for the key
+//! (draft-ietf-httpapi-idempotency-key-header, with Stripe's semantics):
+//!
+//! | store holds | same payload | decision |
+//! | --- | --- | --- |
+//! | nothing (or an expired entry) | - | proceed, recording "in flight" first |
+//! | in flight | yes | 409 Conflict: the first request is still running |
+//! | in flight, past `in_flight_timeout_ms` | yes | proceed: the first request died |
+//! | completed | yes | replay the stored response |
+//! | anything | no | 422 Unprocessable Content: key reused with another payload |
+//! | (no key, `require_key`) | - | 400 Bad Request |
+//!
+//! The store must make "record in flight" atomic (`INSERT ... ON CONFLICT DO
+//! NOTHING`): a host that loses the insert race reads the winner's entry and
+//! asks again. Times are Unix milliseconds, because entries outlive processes.
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{ConfigError, ConfigErrorCode, InputError};
+use crate::key::{canonical_json, sha256_hex};
+
+/// The longest key accepted (the draft suggests keys like UUIDs; Stripe caps
+/// them at 255 characters).
+pub const MAX_KEY_LEN: usize = 255;
+
+/// Server-side settings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct ServerIdempotencyConfig {
+    /// Reject requests without a key (400) instead of processing them unprotected.
+    pub require_key: bool,
+    /// How long a completed entry is replayed before the key may be reused
+    /// (Stripe: 24 h).
+    pub ttl_ms: u64,
+    /// How long an in-flight entry blocks repeats (409) before it is taken
+    /// as abandoned (its request died before completing).
+    pub in_flight_timeout_ms: u64,
+}
+
+impl Default for ServerIdempotencyConfig {
+    fn default() -> Self {
+        ServerIdempotencyConfig {
+            require_key: true,
+            ttl_ms: 86_400_000,
+            in_flight_timeout_ms: 60_000,
+        }
+    }
+}
+
+impl ServerIdempotencyConfig {
+    /// Checks the durations are positive and at most 30 days.
+    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
+        const MAX: u64 = 30 * 86_400_000;
+        for (name, value) in [
+            ("ttl_ms", self.ttl_ms),
+            ("in_flight_timeout_ms", self.in_flight_timeout_ms),
+        ] {
+            if value == 0 || value > MAX {
+                let field = if field_prefix.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{field_prefix}.{name}")
+                };
+                return Err(ConfigError::new(
+                    ConfigErrorCode::OutOfRange,
+                    field,
+                    format!("must be between 1 and {MAX} ms"),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Where a stored key is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum EntryState {
+    /// The first request is being processed since `since_unix_ms`.
+    InFlight {
+        /// When processing started.
+        since_unix_ms: u64,
+    },
+    /// The first request finished with `status`; its response is stored.
+    Completed {
+        /// When it finished.
+        at_unix_ms: u64,
+        /// The stored response's status.
+        status: u16,
+    },
+}
+
+/// What the store holds for a key.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StoredEntry {
+    /// The first request's payload fingerprint ([`fingerprint`]).
+    pub fingerprint: String,
+    /// Its state.
+    pub state: EntryState,
+}
+
+impl StoredEntry {
+    /// The entry to record before processing a request that may proceed.
+    #[must_use]
+    pub fn in_flight(fingerprint: &str, now_unix_ms: u64) -> Self {
+        StoredEntry {
+            fingerprint: fingerprint.to_owned(),
+            state: EntryState::InFlight {
+                since_unix_ms: now_unix_ms,
+            },
+        }
+    }
+
+    /// The same entry once its response (`status`) is stored.
+    #[must_use]
+    pub fn completed(&self, now_unix_ms: u64, status: u16) -> Self {
+        StoredEntry {
+            fingerprint: self.fingerprint.clone(),
+            state: EntryState::Completed {
+                at_unix_ms: now_unix_ms,
+                status,
+            },
+        }
+    }
+}
+
+/// Why a request is refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refusal {
+    /// No key, and the endpoint requires one (400).
+    #[serde(rename = "idempotency_key_missing")]
+    KeyMissing,
+    /// The key is empty or longer than [`MAX_KEY_LEN`] (400).
+    #[serde(rename = "idempotency_key_invalid")]
+    KeyInvalid,
+    /// The first request with this key is still being processed (409).
+    #[serde(rename = "idempotency_key_in_use")]
+    KeyInUse,
+    /// The key was used before with a different payload (422).
+    #[serde(rename = "idempotency_key_reused")]
+    KeyReused,
+}
+
+impl Refusal {
+    /// The stable code.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            Refusal::KeyMissing => "idempotency_key_missing",
+            Refusal::KeyInvalid => "idempotency_key_invalid",
+            Refusal::KeyInUse => "idempotency_key_in_use",
+            Refusal::KeyReused => "idempotency_key_reused",
+        }
+    }
+
+    /// The HTTP status to answer with.
+    #[must_use]
+    pub const fn status(self) -> u16 {
+        match self {
+            Refusal::KeyMissing | Refusal::KeyInvalid => 400,
+            Refusal::KeyInUse => 409,
+            Refusal::KeyReused => 422,
+        }
+    }
+
+    /// A sentence for the response body (an RFC 9457 problem `detail`),
+    /// written for a client that must decide what to do next.
+    #[must_use]
+    pub const fn detail(self) -> &'static str {
+        match self {
+            Refusal::KeyMissing => "This operation requires an Idempotency-Key header; send one, generated once per logical operation and reused on every retry.",
+            Refusal::KeyInvalid => "The Idempotency-Key header must be between 1 and 255 characters.",
+            Refusal::KeyInUse => "A request with this Idempotency-Key is still being processed; retry after it completes to receive its result.",
+            Refusal::KeyReused => "This Idempotency-Key was already used with a different request payload; use a new key for a different operation.",
+        }
+    }
+}
+
+/// What the server does with a request.
+#[must_use]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ServerDecision {
+    /// Process it. Store `record` (atomically, if `key` is set) first; then
+    /// store the response and [`StoredEntry::completed`].
+    Proceed {
+        /// The entry to store, or `None` for a request without a key.
+        record: Option<StoredEntry>,
+        /// An expired or abandoned entry is being replaced.
+        replaces: bool,
+    },
+    /// Answer with the stored response (and `Idempotent-Replayed: true`).
+    Replay {
+        /// The stored response's status.
+        status: u16,
+    },
+    /// Refuse with `refusal.status()`.
+    Refuse {
+        /// Why.
+        refusal: Refusal,
+        /// For 409, seconds after which a retry may find the result.
+        retry_after_s: Option<u64>,
+    },
+}
+
+/// The payload fingerprint: SHA-256 of the body's RFC 8785 canonical JSON, so
+/// formatting and member order do not make a retry look like a new payload.
+pub fn fingerprint(body_json: &str) -> Result<String, InputError> {
+    Ok(sha256_hex(canonical_json(body_json)?.as_bytes()))
+}
+
+/// Decides what to do with a request carrying `key` (the parsed
+/// `Idempotency-Key` header) and payload `fingerprint`, given what the store
+/// holds for the key.
+pub fn decide(
+    config: &ServerIdempotencyConfig,
+    now_unix_ms: u64,
+    key: Option<&str>,
+    fingerprint: &str,
+    stored: Option<&StoredEntry>,
+) -> ServerDecision {
+    let refuse = |refusal| ServerDecision::Refuse {
+        refusal,
+        retry_after_s: None,
+    };
+    let Some(key) = key else {
+        return if config.require_key {
+            refuse(Refusal::KeyMissing)
+        } else {
+            ServerDecision::Proceed {
+                record: None,
+                replaces: false,
+            }
+        };
+    };
+    if key.is_empty() || key.chars().count() > MAX_KEY_LEN {
+        return refuse(Refusal::KeyInvalid);
+    }
+    let fresh = |replaces| ServerDecision::Proceed {
+        record: Some(StoredEntry::in_flight(fingerprint, now_unix_ms)),
+        replaces,
+    };
+    let Some(entry) = stored else {
+        return fresh(false);
+    };
+    let age = |since: u64| now_unix_ms.saturating_sub(since);
+    match entry.state {
+        EntryState::Completed { at_unix_ms, .. } if age(at_unix_ms) >= config.ttl_ms => fresh(true),
+        EntryState::InFlight { since_unix_ms }
+            if age(since_unix_ms) >= config.in_flight_timeout_ms =>
+        {
+            if entry.fingerprint == fingerprint {
+                fresh(true)
+            } else {
+                refuse(Refusal::KeyReused)
+            }
+        }
+        _ if entry.fingerprint != fingerprint => refuse(Refusal::KeyReused),
+        EntryState::InFlight { since_unix_ms } => {
+            let left_ms = config
+                .in_flight_timeout_ms
+                .saturating_sub(age(since_unix_ms));
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyInUse,
+                retry_after_s: Some(left_ms.div_ceil(1000).clamp(1, 5)),
+            }
+        }
+        EntryState::Completed { status, .. } => ServerDecision::Replay { status },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FP: &str = "aaaa";
+    const OTHER: &str = "bbbb";
+
+    fn decide_at(
+        now: u64,
+        key: Option<&str>,
+        fp: &str,
+        stored: Option<&StoredEntry>,
+    ) -> ServerDecision {
+        decide(&ServerIdempotencyConfig::default(), now, key, fp, stored)
+    }
+
+    #[test]
+    fn the_whole_table() {
+        let in_flight = StoredEntry::in_flight(FP, 1_000);
+        let done = in_flight.completed(2_000, 201);
+        assert_eq!(
+            decide_at(0, None, FP, None),
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyMissing,
+                retry_after_s: None
+            }
+        );
+        assert!(matches!(
+            decide_at(0, Some(""), FP, None),
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyInvalid,
+                ..
+            }
+        ));
+        assert_eq!(
+            decide_at(1_000, Some("k"), FP, None),
+            ServerDecision::Proceed {
+                record: Some(in_flight.clone()),
+                replaces: false
+            }
+        );
+        assert_eq!(
+            decide_at(1_500, Some("k"), FP, Some(&in_flight)),
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyInUse,
+                retry_after_s: Some(5)
+            }
+        );
+        assert_eq!(
+            decide_at(1_500, Some("k"), OTHER, Some(&in_flight)),
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyReused,
+                retry_after_s: None
+            }
+        );
+        assert_eq!(
+            decide_at(3_000, Some("k"), FP, Some(&done)),
+            ServerDecision::Replay { status: 201 }
+        );
+        assert_eq!(
+            decide_at(3_000, Some("k"), OTHER, Some(&done)),
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyReused,
+                retry_after_s: None
+            }
+        );
+        // Expiry and abandonment are decisions too.
+        let later = 2_000 + 86_400_000;
+        assert!(matches!(
+            decide_at(later, Some("k"), OTHER, Some(&done)),
+            ServerDecision::Proceed { replaces: true, .. }
+        ));
+        assert!(matches!(
+            decide_at(61_000, Some("k"), FP, Some(&in_flight)),
+            ServerDecision::Proceed { replaces: true, .. }
+        ));
+        assert!(matches!(
+            decide_at(61_000, Some("k"), OTHER, Some(&in_flight)),
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyReused,
+                ..
+            }
+        ));
+    }
+
+    #[test]
+    fn optional_keys_and_long_keys() {
+        let config = ServerIdempotencyConfig {
+            require_key: false,
+            ..ServerIdempotencyConfig::default()
+        };
+        assert_eq!(
+            decide(&config, 0, None, FP, None),
+            ServerDecision::Proceed {
+                record: None,
+                replaces: false
+            }
+        );
+        let long = "k".repeat(MAX_KEY_LEN + 1);
+        assert!(matches!(
+            decide(&config, 0, Some(&long), FP, None),
+            ServerDecision::Refuse {
+                refusal: Refusal::KeyInvalid,
+                ..
+            }
+        ));
+        assert!(matches!(
+            decide(&config, 0, Some(&long[1..]), FP, None),
+            ServerDecision::Proceed { .. }
+        ));
+    }
+
+    #[test]
+    fn fingerprints_ignore_formatting() {
+        let a = fingerprint(r#"{"sku": "A-1", "qty": 2}"#).unwrap();
+        let b = fingerprint("{\"qty\":2,\n \"sku\":\"A-1\"}").unwrap();
+        assert_eq!(a, b);
+        assert_ne!(a, fingerprint(r#"{"sku": "A-1", "qty": 3}"#).unwrap());
+        assert!(fingerprint("{").is_err());
+    }
+
+    #[test]
+    fn refusals_have_codes_statuses_and_text() {
+        for r in [
+            Refusal::KeyMissing,
+            Refusal::KeyInvalid,
+            Refusal::KeyInUse,
+            Refusal::KeyReused,
+        ] {
+            assert!(r.code().starts_with("idempotency_key_"));
+            assert!((400..500).contains(&r.status()));
+            assert!(!r.detail().is_empty());
+        }
+    }
+
+    #[test]
+    fn config_validation_names_the_field() {
+        let config = ServerIdempotencyConfig {
+            ttl_ms: 0,
+            ..ServerIdempotencyConfig::default()
+        };
+        assert_eq!(
+            config.validate("server").unwrap_err().field(),
+            "server.ttl_ms"
+        );
+    }
+}
