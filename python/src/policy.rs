@@ -365,7 +365,11 @@ impl Policy {
             "Policy(max_attempts={}, backoff={:?}, draining={})",
             config.max_attempts,
             config.backoff.strategy.code(),
-            if policy.is_draining() { "True" } else { "False" }
+            if policy.is_draining() {
+                "True"
+            } else {
+                "False"
+            }
         )
     }
 }

@@ -125,37 +125,113 @@ fn reject_ms_keys(value: &Value, path: &str) -> Result<(), ConfigError> {
 }
 
 /// Renames the key an error points at, if the core spells it with `_ms`.
+///
+/// Inside internally tagged enums serde loses the path (it buffers the
+/// variant first), so when the path does not lead to the key, the object
+/// is searched for below the deepest part of the path that exists: one
+/// holding `x` but not `x_ms`, whose other keys the error lists as
+/// expected (under their own name or with `_ms`).
 fn rename(value: &mut Value, error: &ConfigError) -> bool {
     let field = error.field();
     let (parent, key) = match field.rsplit_once('.') {
         Some((parent, key)) => (parent, key),
         None => ("", field),
     };
-    let (from, to) = match error.code() {
+    let (from, to, expected) = match error.code() {
         ConfigErrorCode::UnknownField => {
             let to = format!("{key}_ms");
-            if !error.message().contains(&format!("`{to}`")) {
+            let expected = expected_fields(error.message());
+            if !expected.contains(&to) {
                 return false;
             }
-            (key.to_owned(), to)
+            (key.to_owned(), to, Some(expected))
         }
         ConfigErrorCode::Required => match key.strip_suffix("_ms") {
-            Some(stem) => (stem.to_owned(), key.to_owned()),
+            Some(stem) => (stem.to_owned(), key.to_owned(), None),
             None => return false,
         },
         _ => return false,
     };
-    let Some(Value::Object(map)) = lookup(value, parent) else {
+    let fits = |map: &Map<String, Value>| {
+        map.contains_key(&from)
+            && !map.contains_key(&to)
+            && expected.as_ref().is_none_or(|names| {
+                map.keys().all(|k| {
+                    *k == from
+                        || k == "kind"
+                        || names.contains(k)
+                        || names.contains(&format!("{k}_ms"))
+                })
+            })
+    };
+    let exact = matches!(lookup(value, parent), Some(Value::Object(map)) if fits(map));
+    let target = if exact {
+        lookup(value, parent).and_then(Value::as_object_mut)
+    } else {
+        deepest(value, parent).and_then(|start| find(start, &fits))
+    };
+    let Some(map) = target else {
         return false;
     };
-    if map.contains_key(&to) {
-        return false;
-    }
     let Some(seconds) = map.remove(&from) else {
         return false;
     };
     map.insert(to, seconds_json(seconds));
     true
+}
+
+/// The backticked names after "expected" in a serde unknown-field message.
+fn expected_fields(message: &str) -> Vec<String> {
+    let Some((_, list)) = message.split_once("expected") else {
+        return Vec::new();
+    };
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The deepest value along `path` that exists.
+fn deepest<'v>(value: &'v mut Value, path: &str) -> Option<&'v mut Value> {
+    let segments: Vec<&str> = path.split('.').filter(|s| !s.is_empty()).collect();
+    let prefix = |depth: usize| {
+        segments
+            .iter()
+            .take(depth)
+            .copied()
+            .collect::<Vec<_>>()
+            .join(".")
+    };
+    let mut probe = value.clone();
+    let depth = (1..=segments.len())
+        .rev()
+        .find(|&depth| lookup(&mut probe, &prefix(depth)).is_some())
+        .unwrap_or(0);
+    if depth == 0 {
+        Some(value)
+    } else {
+        lookup(value, &prefix(depth))
+    }
+}
+
+/// The first object (depth first) below `value` that `fits`.
+fn find<'v>(
+    value: &'v mut Value,
+    fits: &dyn Fn(&Map<String, Value>) -> bool,
+) -> Option<&'v mut Map<String, Value>> {
+    let here = match value {
+        Value::Object(map) => fits(map),
+        _ => false,
+    };
+    if here {
+        return value.as_object_mut();
+    }
+    match value {
+        Value::Object(map) => map.values_mut().find_map(|v| find(v, fits)),
+        Value::Array(items) => items.iter_mut().find_map(|v| find(v, fits)),
+        _ => None,
+    }
 }
 
 /// The value at a dotted path (`a.b[2].c`), as serde_path_to_error writes it.
