@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 import stoic
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -17,7 +16,8 @@ def load(name: str, kind: str) -> Any:
     doc = json.loads((VECTORS / name).read_text(encoding="utf-8"))
     assert doc["kind"] == kind, name
     for field in ("description", "source", "license"):
-        assert isinstance(doc.get(field), str) and doc[field], f"{name} lacks {field}"
+        assert isinstance(doc.get(field), str), f"{name} lacks {field}"
+        assert doc[field], f"{name} has an empty {field}"
     return doc
 
 

@@ -187,7 +187,9 @@ def exception_detail(exc: BaseException) -> str:
     return f"{name}: {text}" if text else name
 
 
-def normalize_on(on: type[BaseException] | Iterable[type[BaseException]] | Callable[..., Any] | None) -> Any:
+def normalize_on(
+    on: type[BaseException] | Iterable[type[BaseException]] | Callable[..., Any] | None,
+) -> Any:
     """``on=`` as a tuple of exception types or a predicate."""
     if on is None:
         return ()

@@ -66,11 +66,12 @@ class RetryError(StoicError):
 
     def __init__(
         self,
-        decision: Mapping[str, Any],
+        decision: Mapping[str, Any] | None,
         *,
         last_exception: BaseException | None = None,
         last_result: Any = None,
     ) -> None:
+        decision = decision or {}
         self.decision: dict[str, Any] = dict(decision)
         self.reason: str = str(decision.get("reason", ""))
         self.attempts: int = int(decision.get("attempts", 0))

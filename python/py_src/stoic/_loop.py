@@ -110,7 +110,8 @@ class Retrying:
 
     def _begin(self, clock: Clock) -> Call:
         s = self._settings
-        return s.policy.begin(clock.monotonic(), s.operation, s.scope, s.idempotent, s.key)
+        key = s.key() if callable(s.key) else s.key
+        return s.policy.begin(clock.monotonic(), s.operation, s.scope, s.idempotent, key)
 
     def __iter__(self) -> Iterator[Attempt]:
         s = self._settings

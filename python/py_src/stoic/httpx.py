@@ -31,7 +31,14 @@ from ._classify import classify_exception, classify_result, exception_detail
 from ._clock import Clock
 from ._records import deliver
 from ._runtime import Settings, failure, report, stopped
-from ._stoic import Call, Policy, is_idempotent_method, key_header_value, parse_key_header, random_key
+from ._stoic import (
+    Call,
+    Policy,
+    is_idempotent_method,
+    key_header_value,
+    parse_key_header,
+    random_key,
+)
 from .testing import runtime
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
@@ -123,13 +130,19 @@ class _Base:
         validate = self._settings.validate
         return None if validate is None else classify_result(validate(response), response)
 
-    def _judge(self, call: Call, clock: Clock, response: httpx.Response, body_read: bool) -> float | None:
+    def _judge(
+        self, call: Call, clock: Clock, response: httpx.Response, body_read: bool
+    ) -> float | None:
         """Reports a response; the delay, or None when the call is over."""
         verdict = self._verdict(response)
         if verdict is not None:
             delay = report(call, clock, verdict, verdict[2])
         else:
-            detail = response.text[: self._excerpt] if body_read and response.status_code >= 400 else None
+            detail = (
+                response.text[: self._excerpt]
+                if body_read and response.status_code >= 400
+                else None
+            )
             delay = call.on_status(
                 clock.monotonic(),
                 response.status_code,

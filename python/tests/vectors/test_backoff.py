@@ -4,9 +4,8 @@ runs it through Rust)."""
 from __future__ import annotations
 
 import pytest
-from conftest import load, py_field, secs
-
 import stoic
+from conftest import load, py_field, secs
 
 
 def _backoff(case: dict, seed: int) -> stoic.Backoff:

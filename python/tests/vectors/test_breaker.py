@@ -8,13 +8,14 @@ from typing import Any
 
 import pytest
 from conftest import load, py_form, secs
-
 from stoic import parts
 
 DOC = load("breaker_scenarios.json", "breaker")
 
 
-def _step_result(breaker: parts.Breaker, step: dict[str, Any], permits: dict[str, Any]) -> dict[str, Any]:
+def _step_result(
+    breaker: parts.Breaker, step: dict[str, Any], permits: dict[str, Any]
+) -> dict[str, Any]:
     now = secs(step["t_ms"])
     op = step["op"]
     duration = secs(step.get("duration_ms", 0))
@@ -44,7 +45,14 @@ def _step_result(breaker: parts.Breaker, step: dict[str, Any], permits: dict[str
     return seen
 
 
-def _check(ctx: str, breaker: parts.Breaker, now: float, seen: dict[str, Any], drained: list[Any], expect: dict[str, Any]) -> None:
+def _check(
+    ctx: str,
+    breaker: parts.Breaker,
+    now: float,
+    seen: dict[str, Any],
+    drained: list[Any],
+    expect: dict[str, Any],
+) -> None:
     state = breaker.state
     for key, want in py_form(expect).items():
         if key == "admitted":

@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conftest import load, py_field, py_form, secs
-
 import stoic
+from conftest import load, py_field, py_form, secs
 from stoic import parts
 
 DOC = load("budget.json", "budget")

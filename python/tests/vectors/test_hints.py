@@ -3,9 +3,8 @@
 
 from __future__ import annotations
 
-from conftest import load, py_form, secs
-
 import stoic
+from conftest import load, py_form, secs
 from stoic import parts
 
 
@@ -51,7 +50,11 @@ def test_server_hint_cases() -> None:
                 failures.append(f"{case['description']}: got {hint}")
             effective = backoff
         else:
-            if hint is None or hint["kind"] != expected["kind"] or hint["source"] != expected["source"]:
+            if (
+                hint is None
+                or hint["kind"] != expected["kind"]
+                or hint["source"] != expected["source"]
+            ):
                 failures.append(f"{case['description']}: got {hint}, expected {expected}")
                 continue
             if "hint" in expected and hint.get("hint") != expected["hint"]:

@@ -7,9 +7,8 @@ import json
 import struct
 
 import pytest
-from conftest import load
-
 import stoic
+from conftest import load
 from stoic import parts
 
 

@@ -7,9 +7,8 @@ import json
 from typing import Any
 
 import pytest
-from conftest import VECTORS, py_form, secs
-
 import stoic
+from conftest import VECTORS, py_form, secs
 
 
 def _scenarios() -> list[Any]:
@@ -91,7 +90,7 @@ def test_scenario(scenario: dict[str, Any]) -> None:
             events = [e for e in policy.events() if not wanted or e["kind"] in wanted]
             expect = step["expect"]
             assert len(events) == len(expect), f"{context}: {events}"
-            for event, want in zip(events, expect):
+            for event, want in zip(events, expect, strict=True):
                 check(context, event, {"expect": want})
         elif op == "breaker_state":
             check(context, {"state": policy.breaker_state(step.get("scope", ""))}, step)

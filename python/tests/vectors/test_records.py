@@ -7,7 +7,6 @@ import math
 from typing import Any
 
 from conftest import load, py_form, secs
-
 from stoic import parts
 
 DOC = load("records.json", "records")
@@ -60,7 +59,9 @@ def test_metrics_scenarios() -> None:
             elif op == "retry_scheduled":
                 metrics.on_retry_scheduled(now)
             elif op == "call_finished":
-                metrics.on_call_finished(now, step["retries"], step["outcome"], secs(step["duration_ms"]))
+                metrics.on_call_finished(
+                    now, step["retries"], step["outcome"], secs(step["duration_ms"])
+                )
             elif op == "breaker_state":
                 known = metrics.set_breaker_state(step["state"])
                 assert known == (step["state"] in ("closed", "half_open", "open"))
@@ -72,7 +73,7 @@ def test_metrics_scenarios() -> None:
         assert metrics.snapshot() == py_form(scenario["expected_snapshot"]), scenario["name"]
         expected = [py_form(e) for e in scenario["expected_alert_events"]]
         assert len(events) == len(expected), scenario["name"]
-        for actual, want in zip(events, expected):
+        for actual, want in zip(events, expected, strict=True):
             assert _event_matches(actual, want), (scenario["name"], actual, want)
 
 
