@@ -56,3 +56,22 @@ def py_field(field: str) -> str:
 def clock() -> Any:
     with stoic.testing.virtual_time() as virtual:
         yield virtual
+
+
+@pytest.fixture(scope="session")
+def server() -> Any:
+    from server import start
+
+    srv = start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+
+
+_tokens = iter(range(1_000_000))
+
+
+@pytest.fixture
+def token() -> str:
+    """A fresh path token: each test's server counters start at zero."""
+    return f"t{next(_tokens)}"
