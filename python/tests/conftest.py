@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 import stoic
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"

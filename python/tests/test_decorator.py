@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 import requests
+
 import stoic
 
 FAST: dict[str, Any] = {"backoff": {"strategy": "exponential", "base": 0.01, "cap": 0.05}}

@@ -7,6 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
+
 import stoic
 from stoic.httpx import AsyncRetryTransport, RetryTransport
 

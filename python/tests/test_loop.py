@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+
 import stoic
 
 FAST = {"backoff": {"strategy": "constant", "base": 0.5, "cap": 1}}

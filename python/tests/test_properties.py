@@ -7,9 +7,10 @@ import math
 import subprocess
 import sys
 
-import stoic
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import stoic
 from stoic import parts
 
 JSON = st.recursive(

@@ -4,6 +4,7 @@ runs it through Rust)."""
 from __future__ import annotations
 
 import pytest
+
 import stoic
 from conftest import load, py_field, secs
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 from conftest import load, py_form, secs
 from stoic import parts
 

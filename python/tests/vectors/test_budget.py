@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
 import stoic
 from conftest import load, py_field, py_form, secs
 from stoic import parts

@@ -7,6 +7,7 @@ import json
 import struct
 
 import pytest
+
 import stoic
 from conftest import load
 from stoic import parts

@@ -7,6 +7,7 @@ import json
 from typing import Any
 
 import pytest
+
 import stoic
 from conftest import VECTORS, py_form, secs
 
