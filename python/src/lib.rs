@@ -22,6 +22,7 @@ mod parts;
 mod policy;
 mod records;
 mod schema;
+mod server;
 
 /// The native module. `stoic/__init__.py` re-exports what users need.
 #[pymodule]
@@ -35,6 +36,8 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<budget::RetryTicket>()?;
     m.add_class::<records::Metrics>()?;
     m.add_class::<records::LogRecord>()?;
+    m.add_class::<server::ServerIdempotency>()?;
+    m.add_function(wrap_pyfunction!(server::request_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(records::merge_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::canonical_json, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::canonical_json_text, m)?)?;

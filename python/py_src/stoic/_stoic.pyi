@@ -14,6 +14,7 @@ __all__ = [
     "Policy",
     "RetryBudget",
     "RetryTicket",
+    "ServerIdempotency",
     "canonical_json",
     "canonical_json_text",
     "es6_number",
@@ -28,6 +29,7 @@ __all__ = [
     "parse_key_header",
     "parse_retry_after",
     "random_key",
+    "request_fingerprint",
     "server_hint",
 ]
 
@@ -234,6 +236,24 @@ class LogRecord:
     def json_line(self) -> str: ...
     def as_dict(self) -> dict[str, Any]: ...
 
+@final
+class ServerIdempotency:
+    def __new__(cls, **config: Any) -> ServerIdempotency: ...
+    @property
+    def config(self) -> dict[str, Any]: ...
+    def decide(
+        self,
+        now: float,
+        key: str | None,
+        fingerprint: str,
+        stored: Mapping[str, Any] | None = None,
+    ) -> dict[str, Any]: ...
+    @staticmethod
+    def in_flight(fingerprint: str, now: float) -> dict[str, Any]: ...
+    @staticmethod
+    def completed(stored: Mapping[str, Any], now: float, status: int) -> dict[str, Any]: ...
+
+def request_fingerprint(body: str) -> str: ...
 def merge_metrics(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]: ...
 def canonical_json(obj: object) -> str: ...
 def canonical_json_text(text: str) -> str: ...

@@ -1,6 +1,7 @@
 """The engine's parts on their own, for hosts that compose them
 differently (and for the shared vectors): a circuit breaker, retry
-budgets, metrics with alert rules, log records, and the lower-level key,
+budgets, metrics with alert rules, log records, server-side idempotency
+decisions, and the lower-level key,
 header and date helpers.
 
 Each part takes its section of the engine config as keywords, in the same
@@ -14,6 +15,7 @@ from ._stoic import (
     Permit,
     RetryBudget,
     RetryTicket,
+    ServerIdempotency,
     canonical_json_text,
     es6_number,
     format_http_date,
@@ -24,6 +26,7 @@ from ._stoic import (
     merge_metrics,
     parse_http_date,
     parse_key_header,
+    request_fingerprint,
     server_hint,
 )
 
@@ -34,6 +37,7 @@ __all__ = [
     "Permit",
     "RetryBudget",
     "RetryTicket",
+    "ServerIdempotency",
     "canonical_json_text",
     "es6_number",
     "format_http_date",
@@ -44,5 +48,6 @@ __all__ = [
     "merge_metrics",
     "parse_http_date",
     "parse_key_header",
+    "request_fingerprint",
     "server_hint",
 ]

@@ -18,6 +18,7 @@ RUNNERS = {
     "breaker": "test_breaker.py",
     "budget": "test_budget.py",
     "records": "test_records.py",
+    "server_idempotency": "test_server_idempotency.py",
 }
 
 
