@@ -50,6 +50,9 @@ _ERRNO_KINDS = {
 }
 
 
+_BUILTIN_CACHE: dict[tuple[type, Any], Outcome] = {}
+
+
 def _chain(exc: BaseException) -> Iterator[BaseException]:
     """The exception, then what it explicitly wraps (``raise ... from``,
     urllib3's ``reason``, exception arguments), without revisiting any. The
@@ -130,7 +133,7 @@ def _requests(exc: BaseException) -> Outcome | None:
 
 def _matches(exc: BaseException, on: tuple[type[BaseException], ...] | Callable[..., Any]) -> bool:
     if isinstance(on, tuple):
-        return bool(on) and isinstance(exc, on)
+        return isinstance(exc, on)
     return bool(on(exc))
 
 
@@ -156,8 +159,19 @@ def classify_exception(
         found = _from_user(classify(exc))
         if found is not None:
             return found
-    if _matches(exc, on):
+    if on and _matches(exc, on):
         return ("rejected", "transient", None)
+    # Built-in exceptions are classified by type and errno alone: cached, so
+    # a retry does not pay for the isinstance ladder every time.
+    cache_key = (type(exc), getattr(exc, "errno", None))
+    cached = _BUILTIN_CACHE.get(cache_key)
+    if cached is not None:
+        return cached
+    found = _builtin(exc)
+    if found is not None:
+        if len(_BUILTIN_CACHE) < 512:
+            _BUILTIN_CACHE[cache_key] = found
+        return found
     for mapper in (_httpx, _requests):
         found = mapper(exc)
         if found is not None:

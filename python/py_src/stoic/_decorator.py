@@ -93,10 +93,12 @@ def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
     operation = s.operation or getattr(fn, "__qualname__", "call")
     scope, idempotent, key, fixed_clock = s.scope, s.idempotent, s.key, s.clock
     on, classify, validate = s.on, s.classify, s.validate
+    key_of = key if callable(key) else None
+    fixed_key = None if callable(key) else key
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         clock = fixed_clock or runtime.clock
-        call_key = key(*args, **kwargs) if callable(key) else key
+        call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
         call = begin(clock.monotonic(), operation, scope, idempotent, call_key)
         last_exception: BaseException | None = None
         last_result: Any = None
@@ -152,10 +154,12 @@ def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[.
     operation = s.operation or getattr(fn, "__qualname__", "call")
     scope, idempotent, key, fixed_clock = s.scope, s.idempotent, s.key, s.clock
     on, classify, validate = s.on, s.classify, s.validate
+    key_of = key if callable(key) else None
+    fixed_key = None if callable(key) else key
 
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
         clock = fixed_clock or runtime.clock
-        call_key = key(*args, **kwargs) if callable(key) else key
+        call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
         call = begin(clock.monotonic(), operation, scope, idempotent, call_key)
         last_exception: BaseException | None = None
         last_result: Any = None
