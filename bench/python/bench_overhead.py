@@ -23,6 +23,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from importlib import metadata
 from typing import Any
 
 import backoff
@@ -135,9 +136,7 @@ def measure(is_async: bool, fail_first: bool, n: int, rounds: int) -> dict[str, 
         random.shuffle(order)
         for name in order:
             # backoff sleeps with time.sleep and takes no sleep function.
-            time.sleep = (
-                _no_sleep if (name == "backoff" and fail_first) else original_sleep
-            )
+            time.sleep = _no_sleep if (name == "backoff" and fail_first) else original_sleep
             if name == "backoff" and fail_first and is_async:
                 asyncio.sleep = _no_async_sleep  # type: ignore[assignment]
             try:
@@ -182,25 +181,17 @@ def main() -> None:
     # configured); stoic's records are off by default: compare like with like.
     stamina.instrumentation.set_on_retry_hooks([])
     n_retry = max(1, args.n // 4)
-    print(
-        f"# Python {platform.python_version()} on {platform.machine()}, {sys.platform}"
-    )
+    print(f"# Python {platform.python_version()} on {platform.machine()}, {sys.platform}")
     print(f"# {args.rounds} rounds, medians; ns per call, minus the bare call")
-    print(
-        f"# stoic {stoic.__version__}, tenacity {tenacity.__version__ if hasattr(tenacity, '__version__') else '9.2.1'},"
-        f" stamina 26.1.0, backoff {backoff.__version__}"
-    )
+    versions = ", ".join(f"{name} {metadata.version(name)}" for name in LIBS)
+    print(f"# {versions}")
     raw = raw_engine(args.n, args.rounds)
     print(
         f"engine alone: begin+on_success {raw['success']:.0f} ns; "
         f"one retry decision (report + admit) {raw['retry_decision']:.0f} ns"
     )
     header = (
-        "| path | "
-        + " | ".join(LIBS)
-        + " | "
-        + " | ".join(f"{p}/stoic" for p in LIBS[1:])
-        + " |"
+        "| path | " + " | ".join(LIBS) + " | " + " | ".join(f"{p}/stoic" for p in LIBS[1:]) + " |"
     )
     print(header)
     print("|" + "---|" * (1 + 2 * len(LIBS) - 1))
