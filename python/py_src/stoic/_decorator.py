@@ -98,8 +98,9 @@ def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
 
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         clock = fixed_clock or runtime.clock
+        now = clock.monotonic
         call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
-        call = begin(clock.monotonic(), operation, scope, idempotent, call_key)
+        call = begin(now(), operation, scope, idempotent, call_key)
         last_exception: BaseException | None = None
         last_result: Any = None
         while call.admitted:
@@ -124,7 +125,7 @@ def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
             else:
                 verdict = None if validate is None else classify_result(validate(result), result)
                 if verdict is None:
-                    call.on_success(clock.monotonic())
+                    call.on_success(now())
                     if records is not None:
                         deliver(policy, records)
                     return result
@@ -159,8 +160,9 @@ def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[.
 
     async def wrapper(*args: Any, **kwargs: Any) -> Any:
         clock = fixed_clock or runtime.clock
+        now = clock.monotonic
         call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
-        call = begin(clock.monotonic(), operation, scope, idempotent, call_key)
+        call = begin(now(), operation, scope, idempotent, call_key)
         last_exception: BaseException | None = None
         last_result: Any = None
         while call.admitted:
@@ -187,7 +189,7 @@ def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[.
             else:
                 verdict = None if validate is None else classify_result(validate(result), result)
                 if verdict is None:
-                    call.on_success(clock.monotonic())
+                    call.on_success(now())
                     if records is not None:
                         deliver(policy, records)
                     return result
