@@ -1,0 +1,60 @@
+"""stoic: retries that decide well.
+
+A sans-IO resilience engine (Rust) decides how to classify each failure,
+how long to wait, which idempotency key to carry, and whether the circuit
+breaker, the retry budget and the deadline allow another attempt. This
+package is its Python host: it reads the clock, sleeps and calls.
+
+- ``@stoic.retry(...)``: a decorator for sync and ``async def`` functions;
+- ``for attempt in stoic.retrying(...): with attempt: ...``: a retry loop;
+- ``stoic.httpx.RetryTransport`` / ``AsyncRetryTransport``: httpx transports;
+- ``stoic.Policy``: the engine itself (shared breakers, budgets, metrics);
+- ``stoic.set_testing(True)`` / ``stoic.testing.virtual_time()``: no sleeping
+  in tests.
+
+Durations are float seconds everywhere (the engine's ``base_ms`` is
+``base`` here).
+"""
+
+from ._classify import Rejected
+from ._clock import Clock, SystemClock, VirtualClock
+from ._decorator import retry
+from ._errors import ConfigError, InputError, RetryError, StoicError
+from ._loop import Attempt, Retrying, retrying
+from ._stoic import (
+    CORE_VERSION,
+    Backoff,
+    Call,
+    Policy,
+    canonical_json,
+    idempotency_key,
+    parse_retry_after,
+    random_key,
+)
+from .testing import set_testing
+
+__version__ = CORE_VERSION
+
+__all__ = [
+    "Attempt",
+    "Backoff",
+    "Call",
+    "Clock",
+    "ConfigError",
+    "InputError",
+    "Policy",
+    "Rejected",
+    "RetryError",
+    "Retrying",
+    "StoicError",
+    "SystemClock",
+    "VirtualClock",
+    "__version__",
+    "canonical_json",
+    "idempotency_key",
+    "parse_retry_after",
+    "random_key",
+    "retry",
+    "retrying",
+    "set_testing",
+]

@@ -1,0 +1,214 @@
+"""Exceptions and results to outcomes the engine classifies.
+
+This maps what Python raised onto the engine's vocabulary (a network error
+kind, an HTTP status with its headers, or a class the caller chose); the
+engine then decides what each means (transient, ambiguous,
+deterministic) and what to do. Unknown exceptions are reported as
+deterministic: they propagate unchanged after the engine records them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import socket
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, Literal, Union
+
+__all__ = ["Outcome", "Rejected", "classify_exception", "classify_result"]
+
+Class = Literal["transient", "deterministic", "ambiguous"]
+
+
+@dataclass(frozen=True)
+class Rejected:
+    """A validator's verdict that a result is a failure of class ``cls``.
+
+    Return it from ``validate=`` (``None`` or ``True`` accepts the result,
+    ``False`` rejects it as transient).
+    """
+
+    cls: Class = "transient"
+    detail: str = ""
+
+
+# ("network", kind, None) | ("status", code, headers) | ("rejected", class, None)
+Outcome = tuple[str, Any, Any]
+Classifier = Callable[[BaseException], Union[Outcome, "Rejected", str, None]]
+
+_ERRNO_KINDS = {
+    errno.ECONNREFUSED: "connect_refused",
+    errno.ETIMEDOUT: "connect_timeout",
+    errno.EHOSTUNREACH: "connect_refused",
+    errno.ENETUNREACH: "connect_refused",
+    errno.ENETDOWN: "connect_refused",
+    errno.ECONNRESET: "unknown",
+    errno.ECONNABORTED: "unknown",
+    errno.EPIPE: "unknown",
+}
+
+
+_BUILTIN_CACHE: dict[tuple[type, Any], Outcome] = {}
+
+
+def _chain(exc: BaseException) -> Iterator[BaseException]:
+    """The exception, then what it explicitly wraps (``raise ... from``,
+    urllib3's ``reason``, exception arguments), without revisiting any. The
+    implicit ``__context__`` is not followed: a bug raised while handling a
+    network error is still a bug."""
+    seen: set[int] = set()
+    todo: list[BaseException] = [exc]
+    while todo:
+        item = todo.pop(0)
+        if id(item) in seen:
+            continue
+        seen.add(id(item))
+        yield item
+        nested: list[Any] = [item.__cause__, getattr(item, "reason", None)]
+        nested.extend(item.args)
+        todo.extend(n for n in nested if isinstance(n, BaseException))
+
+
+def _builtin(exc: BaseException) -> Outcome | None:
+    if isinstance(exc, socket.gaierror):
+        return ("network", "dns_failure", None)
+    if isinstance(exc, ConnectionRefusedError):
+        return ("network", "connect_refused", None)
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        return ("network", "read_timeout", None)
+    if isinstance(exc, OSError) and exc.errno in _ERRNO_KINDS:
+        return ("network", _ERRNO_KINDS[exc.errno], None)
+    if isinstance(exc, ConnectionError):
+        return ("network", "unknown", None)
+    return None
+
+
+def _httpx(exc: BaseException) -> Outcome | None:
+    httpx = sys.modules.get("httpx")
+    if httpx is None or not isinstance(exc, httpx.HTTPError):
+        return None
+    if isinstance(exc, httpx.HTTPStatusError):
+        response = exc.response
+        return ("status", response.status_code, response.headers.multi_items())
+    if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+        return ("network", "connect_timeout", None)
+    if isinstance(exc, httpx.ReadTimeout):
+        return ("network", "read_timeout", None)
+    if isinstance(exc, httpx.ConnectError):
+        if any(isinstance(e, socket.gaierror) for e in _chain(exc)):
+            return ("network", "dns_failure", None)
+        return ("network", "connect_refused", None)
+    if isinstance(exc, httpx.WriteError):
+        return ("network", "reset_before_send", None)
+    if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError)):
+        return ("network", "reset_after_send", None)
+    if isinstance(exc, httpx.TransportError):
+        return ("network", "unknown", None)
+    return None
+
+
+def _requests(exc: BaseException) -> Outcome | None:
+    requests = sys.modules.get("requests")
+    if requests is None or not isinstance(exc, requests.RequestException):
+        return None
+    response = getattr(exc, "response", None)
+    if isinstance(exc, requests.HTTPError) and response is not None:
+        return ("status", response.status_code, list(response.headers.items()))
+    if isinstance(exc, requests.ConnectTimeout):
+        return ("network", "connect_timeout", None)
+    if isinstance(exc, requests.ReadTimeout):
+        return ("network", "read_timeout", None)
+    if isinstance(exc, requests.ConnectionError):
+        for inner in _chain(exc):
+            if type(inner).__name__ == "NewConnectionError":
+                return ("network", "connect_refused", None)
+            found = _builtin(inner) if isinstance(inner, OSError) else None
+            if found is not None:
+                return found
+        return ("network", "unknown", None)
+    return None
+
+
+def _matches(exc: BaseException, on: tuple[type[BaseException], ...] | Callable[..., Any]) -> bool:
+    if isinstance(on, tuple):
+        return isinstance(exc, on)
+    return bool(on(exc))
+
+
+def _from_user(value: Any) -> Outcome | None:
+    if value is None:
+        return None
+    if isinstance(value, Rejected):
+        return ("rejected", value.cls, value.detail or None)
+    if isinstance(value, str):
+        return ("rejected", value, None)
+    if isinstance(value, tuple) and len(value) == 3:
+        return value
+    raise TypeError(f"a classifier returned {value!r}; expected None, a Rejected or a class code")
+
+
+def classify_exception(
+    exc: BaseException,
+    on: tuple[type[BaseException], ...] | Callable[..., Any],
+    classify: Classifier | None,
+) -> Outcome:
+    """What the engine should hear about ``exc``."""
+    if classify is not None:
+        found = _from_user(classify(exc))
+        if found is not None:
+            return found
+    if on and _matches(exc, on):
+        return ("rejected", "transient", None)
+    # Built-in exceptions are classified by type and errno alone: cached, so
+    # a retry does not pay for the isinstance ladder every time.
+    cache_key = (type(exc), getattr(exc, "errno", None))
+    cached = _BUILTIN_CACHE.get(cache_key)
+    if cached is not None:
+        return cached
+    found = _builtin(exc)
+    if found is not None:
+        if len(_BUILTIN_CACHE) < 512:
+            _BUILTIN_CACHE[cache_key] = found
+        return found
+    for mapper in (_httpx, _requests):
+        found = mapper(exc)
+        if found is not None:
+            return found
+    for inner in _chain(exc):
+        found = _builtin(inner)
+        if found is not None:
+            return found
+    return ("rejected", "deterministic", None)
+
+
+def classify_result(verdict: object, result: object) -> Outcome | None:
+    """A validator's verdict on ``result``: None to accept it."""
+    if verdict is None or verdict is True:
+        return None
+    if verdict is False:
+        return ("rejected", "transient", f"rejected result: {result!r}"[:300])
+    if isinstance(verdict, Rejected):
+        return ("rejected", verdict.cls, verdict.detail or f"rejected result: {result!r}"[:300])
+    raise TypeError(f"validate returned {verdict!r}; expected None, a bool or a Rejected")
+
+
+def exception_detail(exc: BaseException) -> str:
+    """The text observations quote for an exception."""
+    text = str(exc)
+    name = type(exc).__qualname__
+    return f"{name}: {text}" if text else name
+
+
+def normalize_on(
+    on: type[BaseException] | Iterable[type[BaseException]] | Callable[..., Any] | None,
+) -> Any:
+    """``on=`` as a tuple of exception types or a predicate."""
+    if on is None:
+        return ()
+    if isinstance(on, type) and issubclass(on, BaseException):
+        return (on,)
+    if callable(on) and not isinstance(on, (tuple, list)):
+        return on
+    return tuple(on)

@@ -1,0 +1,192 @@
+"""``stoic.retrying(...)``: the retry loop, for code that is not a function.
+
+::
+
+    for attempt in stoic.retrying(max_attempts=3):
+        with attempt:
+            send()
+
+    async for attempt in stoic.retrying(max_attempts=3):
+        with attempt:
+            await send()
+
+The ``with`` block reports how the attempt ended; the loop sleeps the
+engine's delay and goes round again, or ends: after a success, by raising
+``RetryError`` (or the failure itself, when it was never retryable).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from types import TracebackType
+from typing import Any
+
+from ._classify import Classifier, Rejected, classify_exception, exception_detail
+from ._clock import Clock
+from ._errors import RetryError
+from ._records import deliver
+from ._runtime import Settings, failure, report, stopped
+from ._stoic import Call, Policy
+from .testing import runtime
+
+__all__ = ["Attempt", "Retrying", "retrying"]
+
+
+class Attempt:
+    """One attempt: a context manager that reports how its block ended."""
+
+    __slots__ = ("_call", "_clock", "_rejection", "_settings", "delay", "exception", "num")
+
+    def __init__(self, call: Call, clock: Clock, settings: Settings) -> None:
+        self._call = call
+        self._clock = clock
+        self._settings = settings
+        self._rejection: Rejected | None = None
+        self.num: int = call.attempts
+        #: The engine's delay before the next attempt, once this one failed.
+        self.delay: float | None = None
+        #: The exception this attempt failed with, once it was retried.
+        self.exception: BaseException | None = None
+
+    @property
+    def timeout(self) -> float | None:
+        """This attempt's time limit in seconds (None: unbounded)."""
+        return self._call.timeout
+
+    @property
+    def idempotency_key(self) -> str | None:
+        """The call's idempotency key, the same on every attempt."""
+        return self._call.idempotency_key
+
+    def reject(self, detail: str = "", cls: str = "transient") -> None:
+        """Marks the block's result as a failure (a 200 with an error body):
+        the attempt is reported as rejected even if the block ends cleanly."""
+        self._rejection = Rejected(cls, detail)  # type: ignore[arg-type]
+
+    def __enter__(self) -> Attempt:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> bool:
+        call, clock, s = self._call, self._clock, self._settings
+        if exc is None:
+            rejection = self._rejection
+            if rejection is None:
+                call.on_success(clock.monotonic())
+                return False
+            outcome = ("rejected", rejection.cls, rejection.detail or None)
+            self.delay = report(call, clock, outcome, rejection.detail or None)
+            if self.delay is None:
+                raise RetryError(call.decision)
+            return False
+        if not isinstance(exc, Exception):
+            call.cancel(clock.monotonic())
+            return False
+        outcome = classify_exception(exc, s.on, s.classify)
+        self.delay = report(call, clock, outcome, exception_detail(exc))
+        if self.delay is not None:
+            self.exception = exc
+            return True
+        if s.records is not None:
+            deliver(s.policy, s.records)
+        error = failure(call, s, exc)
+        if error is None:
+            return False
+        raise error from exc
+
+
+class Retrying:
+    """The iterable ``retrying()`` returns; iterate it with ``for`` or
+    ``async for``."""
+
+    __slots__ = ("_settings",)
+
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+
+    def _begin(self, clock: Clock) -> Call:
+        s = self._settings
+        key = s.key() if callable(s.key) else s.key
+        return s.policy.begin(clock.monotonic(), s.operation, s.scope, s.idempotent, key)
+
+    def __iter__(self) -> Iterator[Attempt]:
+        s = self._settings
+        clock = s.clock or runtime.clock
+        call = self._begin(clock)
+        last: BaseException | None = None
+        try:
+            while call.admitted:
+                attempt = Attempt(call, clock, s)
+                yield attempt
+                if call.finished or attempt.delay is None:
+                    return
+                last = attempt.exception
+                if s.records is not None:
+                    deliver(s.policy, s.records)
+                clock.sleep(attempt.delay)
+                call.admit(clock.monotonic())
+            raise stopped(call, s, last, None)
+        finally:
+            if not call.finished:
+                call.cancel(clock.monotonic())
+            if s.records is not None:
+                deliver(s.policy, s.records)
+
+    async def __aiter__(self) -> AsyncIterator[Attempt]:
+        s = self._settings
+        clock = s.clock or runtime.clock
+        call = self._begin(clock)
+        last: BaseException | None = None
+        try:
+            while call.admitted:
+                attempt = Attempt(call, clock, s)
+                yield attempt
+                if call.finished or attempt.delay is None:
+                    return
+                last = attempt.exception
+                if s.records is not None:
+                    deliver(s.policy, s.records)
+                await clock.asleep(attempt.delay)
+                call.admit(clock.monotonic())
+            raise stopped(call, s, last, None)
+        finally:
+            if not call.finished:
+                call.cancel(clock.monotonic())
+            if s.records is not None:
+                deliver(s.policy, s.records)
+
+
+def retrying(
+    *,
+    policy: Policy | None = None,
+    on: type[BaseException] | Iterable[type[BaseException]] | Callable[[BaseException], bool] = (),
+    classify: Classifier | None = None,
+    operation: str = "retrying",
+    scope: str = "",
+    idempotent: bool = True,
+    key: str | None = None,
+    reraise: bool = False,
+    clock: Clock | None = None,
+    records: Any = None,
+    **config: Any,
+) -> Retrying:
+    """A retry loop with the same keywords as ``@stoic.retry`` (see it)."""
+    settings = Settings(
+        policy=policy,
+        config=config,
+        records=records,
+        operation=operation,
+        scope=scope,
+        idempotent=idempotent,
+        key=key,
+        on=on,
+        classify=classify,
+        validate=None,
+        reraise=reraise,
+        clock=clock,
+    )
+    return Retrying(settings)

@@ -1,0 +1,55 @@
+"""Delivering the engine's events to a callback or to ``logging``.
+
+Off by default: a log line costs more than the decision it describes. A
+policy built with ``records=`` (a callable taking the event dict, a
+``logging.Logger``, or ``"logging"`` for the ``stoic`` logger) gets its
+queued events delivered whenever a call ends or sleeps.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from ._stoic import Policy
+
+__all__ = ["deliver"]
+
+_ALERT_LEVELS = {"ok": logging.INFO, "warning": logging.WARNING, "critical": logging.ERROR}
+
+
+def _log(logger: logging.Logger, event: dict[str, Any]) -> None:
+    kind = event.get("kind")
+    if kind == "log":
+        level, message = logging.INFO, str(event.get("line", ""))
+    elif kind == "breaker_transition":
+        level = logging.WARNING if event.get("to") == "open" else logging.INFO
+        message = (
+            f"circuit breaker {event.get('scope')!r}: {event.get('from')} -> "
+            f"{event.get('to')} ({event.get('reason')})"
+        )
+    elif kind == "budget_exhausted":
+        level = logging.WARNING
+        message = f"{event.get('message')} ({event.get('scope')!r}, {event.get('budget')})"
+    elif kind == "alert_changed":
+        level = _ALERT_LEVELS.get(str(event.get("to")), logging.WARNING)
+        message = (
+            f"alert {event.get('rule')} in {event.get('scope')!r}: {event.get('from')} -> "
+            f"{event.get('to')} (value {event.get('value')}, threshold {event.get('threshold')})"
+        )
+    else:
+        level, message = logging.INFO, repr(event)
+    logger.log(level, "%s", message, extra={"stoic": event})
+
+
+def deliver(policy: Policy, sink: Any) -> None:
+    """Drains ``policy``'s events into ``sink``."""
+    if not policy.pending_events:
+        return
+    if sink == "logging":
+        sink = logging.getLogger("stoic")
+    for event in policy.events():
+        if isinstance(sink, logging.Logger):
+            _log(sink, event)
+        else:
+            sink(event)

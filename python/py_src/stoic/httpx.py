@@ -1,0 +1,321 @@
+"""httpx transports that retry as the engine decides.
+
+::
+
+    client = httpx.Client(transport=stoic.httpx.RetryTransport(max_attempts=4))
+    async_client = httpx.AsyncClient(transport=stoic.httpx.AsyncRetryTransport())
+
+Each request is one call, scoped by host (calls to one host share a
+breaker, a retry budget and metrics). Non-idempotent requests (POST,
+PATCH) get an ``Idempotency-Key`` header, the same on every retry, which
+also makes their ambiguous failures safe to retry; a key the caller set is
+kept. ``Retry-After`` and the other server hints set the wait; every
+attempt runs under the engine's per-attempt timeout, inside the call's
+total deadline. ``validate=`` sees each response (body read) and may
+reject a 200 with an error body (return ``False`` or a ``stoic.Rejected``).
+
+When the engine stops, the last response is returned as it is (its
+``extensions["stoic"]`` holds the decision, with its observation); when
+there is no response (network failures, an open breaker), ``RetryError``
+is raised from the last exception.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from ._classify import classify_exception, classify_result, exception_detail
+from ._clock import Clock
+from ._records import deliver
+from ._runtime import Settings, failure, report, stopped
+from ._stoic import (
+    Call,
+    Policy,
+    is_idempotent_method,
+    key_header_value,
+    parse_key_header,
+    random_key,
+)
+from .testing import runtime
+
+__all__ = ["AsyncRetryTransport", "RetryTransport"]
+
+
+class _Base:
+    """What the sync and async transports share."""
+
+    def __init__(
+        self,
+        *,
+        policy: Policy | None,
+        validate: Callable[[httpx.Response], object] | None,
+        key_header: str,
+        key_form: str,
+        keys: bool,
+        reraise: bool,
+        clock: Clock | None,
+        records: Any,
+        config: dict[str, Any],
+    ) -> None:
+        self._settings = Settings(
+            policy=policy,
+            config=config,
+            records=records,
+            operation="",
+            scope="",
+            idempotent=None,
+            key=None,
+            on=(),
+            classify=None,
+            validate=validate,
+            reraise=reraise,
+            clock=clock,
+        )
+        self._key_header = key_header
+        self._key_form = key_form
+        self._keys = keys
+        self._excerpt = int(self._settings.policy.config["observation"]["max_excerpt_chars"])
+
+    @property
+    def policy(self) -> Policy:
+        """The policy whose breakers and budgets this transport uses."""
+        return self._settings.policy
+
+    def _clock(self) -> Clock:
+        return self._settings.clock or runtime.clock
+
+    def _start(self, clock: Clock, request: httpx.Request) -> Call:
+        method = request.method
+        key: str | None = None
+        existing = request.headers.get(self._key_header)
+        if existing is not None:
+            key = parse_key_header(existing)
+        elif self._keys and not is_idempotent_method(method):
+            key = random_key()
+            request.headers[self._key_header] = key_header_value(key, self._key_form)
+        url = request.url
+        return self._settings.policy.start(
+            clock.monotonic(),
+            f"{method} {url.host}{url.path}",
+            scope=url.host,
+            method=method,
+            key=key,
+        )
+
+    @staticmethod
+    def _limit(request: httpx.Request, call: Call) -> None:
+        """Applies the engine's per-attempt timeouts (never loosening the
+        caller's own)."""
+        read, connect = call.timeout, call.connect_timeout
+        if read is None and connect is None:
+            return
+        current = dict(request.extensions.get("timeout") or {})
+
+        def tighter(name: str, limit: float | None) -> None:
+            if limit is None:
+                return
+            mine = current.get(name)
+            current[name] = limit if mine is None else min(mine, limit)
+
+        tighter("connect", connect)
+        tighter("pool", connect)
+        tighter("read", read)
+        tighter("write", read)
+        request.extensions["timeout"] = current
+
+    def _verdict(self, response: httpx.Response) -> tuple[str, Any, Any] | None:
+        validate = self._settings.validate
+        return None if validate is None else classify_result(validate(response), response)
+
+    def _judge(
+        self, call: Call, clock: Clock, response: httpx.Response, body_read: bool
+    ) -> float | None:
+        """Reports a response; the delay, or None when the call is over."""
+        verdict = self._verdict(response)
+        if verdict is not None:
+            delay = report(call, clock, verdict, verdict[2])
+        else:
+            detail = (
+                response.text[: self._excerpt]
+                if body_read and response.status_code >= 400
+                else None
+            )
+            delay = call.on_status(
+                clock.monotonic(),
+                response.status_code,
+                response.headers.multi_items(),
+                detail=detail,
+                wall_now=clock.wall(),
+            )
+        if delay is None and not call.succeeded:
+            response.extensions["stoic"] = call.decision
+        return delay
+
+    def _needs_body(self, response: httpx.Response) -> bool:
+        # The body is read for the validator, and for the excerpt an error
+        # observation quotes (4xx and 5xx are HTTP's error classes).
+        return self._settings.validate is not None or response.status_code >= 400
+
+    def _give_up(self, call: Call, exc: BaseException) -> BaseException:
+        if self._settings.records is not None:
+            deliver(self._settings.policy, self._settings.records)
+        error = failure(call, self._settings, exc)
+        return exc if error is None else error
+
+
+class RetryTransport(_Base, httpx.BaseTransport):
+    """A retrying ``httpx.BaseTransport`` around ``transport`` (default
+    ``httpx.HTTPTransport()``). Config keywords build a private policy;
+    ``policy=`` shares one."""
+
+    def __init__(
+        self,
+        transport: httpx.BaseTransport | None = None,
+        *,
+        policy: Policy | None = None,
+        validate: Callable[[httpx.Response], object] | None = None,
+        key_header: str = "Idempotency-Key",
+        key_form: str = "bare",
+        keys: bool = True,
+        reraise: bool = False,
+        clock: Clock | None = None,
+        records: Any = None,
+        **config: Any,
+    ) -> None:
+        super().__init__(
+            policy=policy,
+            validate=validate,
+            key_header=key_header,
+            key_form=key_form,
+            keys=keys,
+            reraise=reraise,
+            clock=clock,
+            records=records,
+            config=config,
+        )
+        self._inner = transport if transport is not None else httpx.HTTPTransport()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        clock = self._clock()
+        request.read()  # a retry re-sends the body
+        call = self._start(clock, request)
+        last: BaseException | None = None
+        records = self._settings.records
+        admitted = call.admit(clock.monotonic())
+        try:
+            while admitted:
+                self._limit(request, call)
+                try:
+                    response = self._inner.handle_request(request)
+                except Exception as exc:
+                    outcome = classify_exception(exc, (), None)
+                    delay = report(call, clock, outcome, exception_detail(exc))
+                    if delay is None:
+                        error = self._give_up(call, exc)
+                        if error is exc:
+                            raise
+                        raise error from exc
+                    last = exc
+                else:
+                    body = self._needs_body(response)
+                    if body:
+                        response.read()
+                    delay = self._judge(call, clock, response, body)
+                    if delay is None:
+                        return response
+                    response.close()
+                if records is not None:
+                    deliver(self._settings.policy, records)
+                clock.sleep(delay)
+                admitted = call.admit(clock.monotonic())
+            raise stopped(call, self._settings, last, None)
+        except BaseException:
+            if not call.finished:
+                call.cancel(clock.monotonic())
+            raise
+        finally:
+            if records is not None:
+                deliver(self._settings.policy, records)
+
+    def close(self) -> None:
+        self._inner.close()
+
+
+class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
+    """The asyncio (and trio) twin of ``RetryTransport``, around
+    ``httpx.AsyncHTTPTransport()`` by default."""
+
+    def __init__(
+        self,
+        transport: httpx.AsyncBaseTransport | None = None,
+        *,
+        policy: Policy | None = None,
+        validate: Callable[[httpx.Response], object] | None = None,
+        key_header: str = "Idempotency-Key",
+        key_form: str = "bare",
+        keys: bool = True,
+        reraise: bool = False,
+        clock: Clock | None = None,
+        records: Any = None,
+        **config: Any,
+    ) -> None:
+        super().__init__(
+            policy=policy,
+            validate=validate,
+            key_header=key_header,
+            key_form=key_form,
+            keys=keys,
+            reraise=reraise,
+            clock=clock,
+            records=records,
+            config=config,
+        )
+        self._inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        clock = self._clock()
+        await request.aread()
+        call = self._start(clock, request)
+        last: BaseException | None = None
+        records = self._settings.records
+        admitted = call.admit(clock.monotonic())
+        try:
+            while admitted:
+                self._limit(request, call)
+                try:
+                    response = await self._inner.handle_async_request(request)
+                except Exception as exc:
+                    outcome = classify_exception(exc, (), None)
+                    delay = report(call, clock, outcome, exception_detail(exc))
+                    if delay is None:
+                        error = self._give_up(call, exc)
+                        if error is exc:
+                            raise
+                        raise error from exc
+                    last = exc
+                else:
+                    body = self._needs_body(response)
+                    if body:
+                        await response.aread()
+                    delay = self._judge(call, clock, response, body)
+                    if delay is None:
+                        return response
+                    await response.aclose()
+                if records is not None:
+                    deliver(self._settings.policy, records)
+                await clock.asleep(delay)
+                admitted = call.admit(clock.monotonic())
+            raise stopped(call, self._settings, last, None)
+        except BaseException:
+            if not call.finished:
+                call.cancel(clock.monotonic())
+            raise
+        finally:
+            if records is not None:
+                deliver(self._settings.policy, records)
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()

@@ -1,0 +1,98 @@
+//! `stoic.Backoff`: a seeded backoff schedule on its own.
+
+use std::sync::{Mutex, PoisonError};
+
+use pyo3::prelude::*;
+use serde_json::{Map, Value};
+use stoic_core::backoff::{BackoffSpec, SeededBackoff};
+
+use crate::convert::{from_py, ms_to_secs, Numbers};
+use crate::errors::{py_config_error, value_config_error};
+use crate::schema;
+
+/// `Backoff(strategy, *, base, cap, multiplier=2.0, seed=None)`: the delay
+/// before each retry, in seconds. Stateful for decorrelated jitter, whose
+/// next delay grows from the last one; the seed fixes the schedule.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct Backoff {
+    inner: Mutex<SeededBackoff>,
+    seed: u64,
+}
+
+#[pymethods]
+impl Backoff {
+    #[new]
+    #[pyo3(signature = (strategy, *, base, cap, multiplier=None, seed=None))]
+    fn new(
+        py: Python<'_>,
+        strategy: &Bound<'_, PyAny>,
+        base: &Bound<'_, PyAny>,
+        cap: &Bound<'_, PyAny>,
+        multiplier: Option<&Bound<'_, PyAny>>,
+        seed: Option<u64>,
+    ) -> PyResult<Self> {
+        let mut doc = Map::new();
+        let mut put = |key: &str, obj: &Bound<'_, PyAny>| -> PyResult<()> {
+            let value = from_py(obj, key, Numbers::Plain).map_err(|e| value_config_error(py, e))?;
+            doc.insert(key.to_owned(), value);
+            Ok(())
+        };
+        put("strategy", strategy)?;
+        put("base", base)?;
+        put("cap", cap)?;
+        if let Some(multiplier) = multiplier {
+            put("multiplier", multiplier)?;
+        }
+        let spec: BackoffSpec =
+            schema::serde_value(Value::Object(doc)).map_err(|e| py_config_error(py, &e))?;
+        let seed = match seed {
+            Some(seed) => seed,
+            None => {
+                let bytes: [u8; 8] = py
+                    .import("os")?
+                    .call_method1("urandom", (8,))?
+                    .extract::<Vec<u8>>()?
+                    .try_into()
+                    .unwrap_or_default();
+                u64::from_le_bytes(bytes)
+            }
+        };
+        let inner = SeededBackoff::new(spec, seed).map_err(|e| py_config_error(py, &e))?;
+        Ok(Backoff {
+            inner: Mutex::new(inner),
+            seed,
+        })
+    }
+
+    /// The delay before retry `retry` (1 for the first retry), in seconds.
+    fn delay(&self, retry: u32) -> f64 {
+        let mut backoff = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        ms_to_secs(backoff.delay_ms(retry))
+    }
+
+    /// The strategy code.
+    #[getter]
+    fn strategy(&self) -> &'static str {
+        let backoff = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        backoff.spec().strategy.code()
+    }
+
+    /// The seed (drawn from the OS when none was given).
+    #[getter]
+    fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    fn __repr__(&self) -> String {
+        let backoff = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
+        let spec = backoff.spec();
+        format!(
+            "Backoff({:?}, base={}, cap={}, multiplier={})",
+            spec.strategy.code(),
+            ms_to_secs(spec.base_ms),
+            ms_to_secs(spec.cap_ms),
+            spec.multiplier
+        )
+    }
+}

@@ -1,0 +1,126 @@
+//! `stoic.parts.Breaker`: the core's circuit breaker on its own.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use stoic_core::breaker::{self, Transition};
+
+use crate::convert::{instant, ms_to_secs, secs_to_ms, serde_to_py};
+use crate::parts;
+
+/// Proof that an attempt was admitted; hand it back with the result.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct Permit {
+    inner: breaker::Permit,
+}
+
+/// A circuit breaker: `Breaker(**config)` takes the `breaker` section of
+/// the engine config (Python spelling).
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct Breaker {
+    inner: Mutex<breaker::Breaker>,
+}
+
+impl Breaker {
+    fn lock(&self) -> MutexGuard<'_, breaker::Breaker> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl Breaker {
+    #[new]
+    #[pyo3(signature = (**config))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let config = parts::section(py, "breaker", config)?;
+        let breaker = breaker::Breaker::new(config.breaker.unwrap_or_default());
+        Ok(Breaker {
+            inner: Mutex::new(breaker),
+        })
+    }
+
+    /// Admits an attempt: a `Permit`, or the rejection as a dict
+    /// (`reason`, `retry_at`).
+    fn acquire<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Bound<'py, PyAny>> {
+        let result = self.lock().try_acquire(instant(now));
+        match result {
+            Ok(permit) => Ok(Bound::new(py, Permit { inner: permit })?.into_any()),
+            Err(rejected) => serde_to_py(py, &rejected),
+        }
+    }
+
+    /// Reports a success; whether it counted (a stale permit does not).
+    #[pyo3(signature = (now, permit, duration=0.0))]
+    fn on_success(&self, now: f64, permit: &Permit, duration: f64) -> bool {
+        self.lock()
+            .on_success(instant(now), permit.inner, secs_to_ms(duration))
+    }
+
+    /// Reports a failure; whether it counted.
+    #[pyo3(signature = (now, permit, duration=0.0))]
+    fn on_failure(&self, now: f64, permit: &Permit, duration: f64) -> bool {
+        self.lock()
+            .on_failure(instant(now), permit.inner, secs_to_ms(duration))
+    }
+
+    /// Gives back a permit whose attempt was abandoned.
+    fn release(&self, permit: &Permit) -> bool {
+        self.lock().release(permit.inner)
+    }
+
+    /// The state with its data (`kind`: `closed`, `open`, `half_open`).
+    #[getter]
+    fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let state = *self.lock().state();
+        serde_to_py(py, &state)
+    }
+
+    /// The state code as of `now` (an open breaker whose cooldown ended
+    /// reads `half_open`).
+    fn state_at(&self, now: f64) -> &'static str {
+        self.lock().state_at(instant(now)).code()
+    }
+
+    /// Every queued transition, oldest first.
+    fn transitions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let drained: Vec<Transition> = {
+            let mut breaker = self.lock();
+            std::iter::from_fn(|| breaker.poll_transition()).collect()
+        };
+        let list = PyList::empty(py);
+        for transition in &drained {
+            list.append(serde_to_py(py, transition)?)?;
+        }
+        Ok(list)
+    }
+
+    /// The sliding window's counts at `now`, if the trip rule has a window.
+    fn window_counts<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let counts = self.lock().window_counts(instant(now));
+        counts.map(|c| serde_to_py(py, &c)).transpose()
+    }
+
+    /// When the breaker next changes by itself (monotonic seconds).
+    fn next_timeout(&self) -> Option<f64> {
+        self.lock()
+            .next_timeout()
+            .map(|at| ms_to_secs(at.as_millis()))
+    }
+
+    /// The whole state as JSON text.
+    fn snapshot(&self) -> String {
+        parts::snapshot(&*self.lock())
+    }
+
+    /// A breaker restored from `snapshot()` text.
+    #[staticmethod]
+    fn restore(py: Python<'_>, text: &str) -> PyResult<Self> {
+        let breaker: breaker::Breaker = parts::restore(py, text)?;
+        Ok(Breaker {
+            inner: Mutex::new(breaker),
+        })
+    }
+}

@@ -1,0 +1,131 @@
+//! `stoic.parts.RetryBudget`: the core's composed retry budget on its own.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use stoic_core::budget::{self, BudgetEvent, RetryCost};
+
+use crate::convert::{instant, serde_to_py};
+use crate::errors::py_config_error;
+use crate::parts;
+
+/// Proof that a retry was admitted; hand it back if the retry succeeds.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct RetryTicket {
+    inner: budget::RetryTicket,
+}
+
+#[pymethods]
+impl RetryTicket {
+    /// What the token bucket charged, if one is on.
+    #[getter]
+    fn token_cost(&self) -> Option<u32> {
+        self.inner.token_cost
+    }
+}
+
+/// Retry budgets: `RetryBudget(**config)` takes the `budget` section of
+/// the engine config (`ratio=None` turns the default ratio budget off).
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct RetryBudget {
+    inner: Mutex<budget::RetryBudget>,
+}
+
+impl RetryBudget {
+    fn lock(&self) -> MutexGuard<'_, budget::RetryBudget> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl RetryBudget {
+    #[new]
+    #[pyo3(signature = (**config))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let config = parts::section(py, "budget", config)?;
+        let inner = budget::RetryBudget::new(config.budget).map_err(|e| py_config_error(py, &e))?;
+        Ok(RetryBudget {
+            inner: Mutex::new(inner),
+        })
+    }
+
+    /// A first attempt went out.
+    fn on_first_attempt(&self, now: f64) {
+        self.lock().on_first_attempt(instant(now));
+    }
+
+    /// May a retry go out? `(ticket, None)` or `(None, refused_by)`;
+    /// `cost` is `normal`, `timeout` or `throttling`.
+    #[pyo3(signature = (now, cost="normal"))]
+    fn try_retry(
+        &self,
+        now: f64,
+        cost: &str,
+    ) -> PyResult<(Option<RetryTicket>, Option<&'static str>)> {
+        let cost = RetryCost::from_code(cost)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown retry cost {cost:?}")))?;
+        let result = self.lock().try_retry(instant(now), cost);
+        Ok(match result {
+            Ok(ticket) => (Some(RetryTicket { inner: ticket }), None),
+            Err(refusal) => (None, Some(refusal.code())),
+        })
+    }
+
+    /// An attempt succeeded (with the ticket of the retry it was, if any).
+    #[pyo3(signature = (now, ticket=None))]
+    fn on_attempt_success(&self, now: f64, ticket: Option<&RetryTicket>) {
+        self.lock()
+            .on_attempt_success(instant(now), ticket.map(|t| t.inner));
+    }
+
+    /// An attempt failed.
+    fn on_attempt_failure(&self, now: f64) {
+        self.lock().on_attempt_failure(instant(now));
+    }
+
+    /// Applies a new `budget` config, keeping what state still fits.
+    #[pyo3(signature = (**config))]
+    fn reconfigure(&self, py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
+        let config = parts::section(py, "budget", config)?;
+        self.lock()
+            .reconfigure(config.budget)
+            .map_err(|e| py_config_error(py, &e))
+    }
+
+    /// Every queued event, oldest first.
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let drained: Vec<BudgetEvent> = {
+            let mut budget = self.lock();
+            std::iter::from_fn(|| budget.poll_event()).collect()
+        };
+        let list = PyList::empty(py);
+        for event in &drained {
+            list.append(serde_to_py(py, event)?)?;
+        }
+        Ok(list)
+    }
+
+    /// Every enabled budget's status at `now`.
+    fn status<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Bound<'py, PyAny>> {
+        let status = self.lock().status(instant(now));
+        serde_to_py(py, &status)
+    }
+
+    /// The whole state as JSON text.
+    fn snapshot(&self) -> String {
+        parts::snapshot(&*self.lock())
+    }
+
+    /// A budget restored from `snapshot()` text.
+    #[staticmethod]
+    fn restore(py: Python<'_>, text: &str) -> PyResult<Self> {
+        let inner: budget::RetryBudget = parts::restore(py, text)?;
+        Ok(RetryBudget {
+            inner: Mutex::new(inner),
+        })
+    }
+}

@@ -1,0 +1,293 @@
+//! `stoic.Call`: one logical operation, and the host runtime's hot path.
+//!
+//! The hot methods answer with scalars (`admit() -> bool`, `on_status() ->
+//! delay or None`) and keep the core's full answer; `decision` converts it
+//! to a dict only when someone asks (an error, a hook, a test).
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use stoic_core::{Admission, Decision, GiveUp, Outcome};
+
+use crate::convert::{instant, ms_to_secs, serde_to_py};
+use crate::outcome::{class, header_pairs, hint, network_kind};
+use crate::policy::Policy;
+
+/// The core's last answer about this call.
+#[derive(Debug)]
+enum Last {
+    Started,
+    Admission(Admission),
+    Decision(Decision),
+    Cancelled(GiveUp),
+}
+
+/// One logical operation: its key, deadline, attempts and backoff state.
+/// Used by one thread at a time (a second thread gets an "already borrowed"
+/// error); the `Policy` it came from is what threads share.
+#[pyclass(module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct Call {
+    policy: Py<Policy>,
+    call: stoic_core::Call,
+    last: Last,
+}
+
+impl Call {
+    pub(crate) fn new(policy: Py<Policy>, call: stoic_core::Call) -> Self {
+        Call {
+            policy,
+            call,
+            last: Last::Started,
+        }
+    }
+
+    pub(crate) fn set_admission(&mut self, admission: Admission) {
+        self.last = Last::Admission(admission);
+    }
+
+    /// Refuses a call started by another policy (its scope index and
+    /// tickets mean nothing there).
+    pub(crate) fn check_policy(&self, policy: &Bound<'_, Policy>) -> PyResult<()> {
+        if self.policy.is(policy) {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(
+                "this call was started by another policy",
+            ))
+        }
+    }
+
+    /// Reports `outcome`; the retry delay in seconds, or None when the call
+    /// is over.
+    pub(crate) fn observe(&mut self, now: f64, outcome: Outcome<'_>) -> Option<f64> {
+        let decision = self
+            .policy
+            .get()
+            .lock()
+            .on_outcome(instant(now), &mut self.call, outcome);
+        let delay = match &decision {
+            Decision::Retry(retry) => Some(ms_to_secs(retry.delay_ms)),
+            Decision::Done(_) | Decision::GiveUp(_) => None,
+        };
+        self.last = Last::Decision(decision);
+        delay
+    }
+
+    fn plan(&self) -> Option<&stoic_core::AttemptPlan> {
+        match &self.last {
+            Last::Admission(Admission::Proceed(plan)) => Some(plan),
+            _ => None,
+        }
+    }
+
+    fn stopped(&self) -> Option<&GiveUp> {
+        match &self.last {
+            Last::Admission(Admission::Reject(g))
+            | Last::Decision(Decision::GiveUp(g))
+            | Last::Cancelled(g) => Some(g),
+            _ => None,
+        }
+    }
+}
+
+#[pymethods]
+impl Call {
+    /// May the next attempt go out now? On False the call is over
+    /// (`give_up` says why).
+    pub(crate) fn admit(&mut self, now: f64) -> bool {
+        let admission = self
+            .policy
+            .get()
+            .lock()
+            .before_attempt(instant(now), &mut self.call);
+        let proceed = matches!(admission, Admission::Proceed(_));
+        self.last = Last::Admission(admission);
+        proceed
+    }
+
+    /// The attempt succeeded.
+    fn on_success(&mut self, now: f64) -> bool {
+        self.observe(now, Outcome::success());
+        self.succeeded()
+    }
+
+    /// An HTTP response arrived: the retry delay in seconds, or None when
+    /// the call is over (`succeeded` tells which way).
+    #[pyo3(signature = (now, status, headers=None, *, detail=None, wall_now=None))]
+    fn on_status(
+        &mut self,
+        now: f64,
+        status: u16,
+        headers: Option<&Bound<'_, PyAny>>,
+        detail: Option<&str>,
+        wall_now: Option<f64>,
+    ) -> PyResult<Option<f64>> {
+        let pairs = header_pairs(headers)?;
+        let mut outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now));
+        if let Some(detail) = detail {
+            outcome = outcome.with_detail(detail);
+        }
+        Ok(self.observe(now, outcome))
+    }
+
+    /// The attempt failed without a response (`kind`: `connect_refused`,
+    /// `read_timeout`, ...): the retry delay, or None when over.
+    #[pyo3(signature = (now, kind, detail=None))]
+    fn on_network_error(
+        &mut self,
+        now: f64,
+        kind: &str,
+        detail: Option<&str>,
+    ) -> PyResult<Option<f64>> {
+        let mut outcome = Outcome::network(network_kind(kind)?);
+        if let Some(detail) = detail {
+            outcome = outcome.with_detail(detail);
+        }
+        Ok(self.observe(now, outcome))
+    }
+
+    /// The host rejected the result (or classified an exception) as a
+    /// failure of class `cls`: the retry delay, or None when over.
+    #[pyo3(signature = (now, cls="transient", detail=None))]
+    fn on_rejected(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
+        let mut outcome = Outcome::rejected(class(cls)?);
+        if let Some(detail) = detail {
+            outcome = outcome.with_detail(detail);
+        }
+        Ok(self.observe(now, outcome))
+    }
+
+    /// Ends the call at the caller's request (cancellation, shutdown).
+    pub(crate) fn cancel(&mut self, now: f64) {
+        let give_up = self
+            .policy
+            .get()
+            .lock()
+            .cancel(instant(now), &mut self.call);
+        self.last = Last::Cancelled(give_up);
+    }
+
+    /// The core's last answer as a dict: an admission (`proceed` /
+    /// `reject`), a decision (`done` / `retry` / `give_up`), or None before
+    /// the first question.
+    #[getter]
+    pub(crate) fn decision<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        match &self.last {
+            Last::Started => Ok(py.None().into_bound(py)),
+            Last::Admission(a) => serde_to_py(py, a),
+            Last::Decision(d) => serde_to_py(py, d),
+            Last::Cancelled(g) => {
+                let value = serde_to_py(py, g)?;
+                value.set_item("kind", "give_up")?;
+                Ok(value)
+            }
+        }
+    }
+
+    /// Whether the admission just given lets an attempt go out.
+    #[getter]
+    fn admitted(&self) -> bool {
+        self.plan().is_some()
+    }
+
+    /// The stop reason code once the call gave up (`attempts_exhausted`,
+    /// `not_retryable`, ...), else None.
+    #[getter]
+    fn reason(&self) -> Option<&'static str> {
+        self.stopped().map(|g| g.reason.code())
+    }
+
+    /// The observation of a give-up: text a caller can reason about.
+    #[getter]
+    fn observation(&self) -> Option<String> {
+        self.stopped().map(|g| g.observation.clone())
+    }
+
+    /// Whether the call ended in success.
+    #[getter]
+    fn succeeded(&self) -> bool {
+        matches!(self.last, Last::Decision(Decision::Done(_)))
+    }
+
+    /// Whether the call is over.
+    #[getter]
+    fn finished(&self) -> bool {
+        self.call.is_finished()
+    }
+
+    /// Attempts admitted or observed so far.
+    #[getter]
+    fn attempts(&self) -> u32 {
+        self.call.attempts()
+    }
+
+    /// Retries decided so far.
+    #[getter]
+    fn retries(&self) -> u32 {
+        self.call.retries()
+    }
+
+    /// The policy-unique id.
+    #[getter]
+    fn id(&self) -> u64 {
+        self.call.id()
+    }
+
+    /// The operation name.
+    #[getter]
+    fn operation(&self) -> &str {
+        self.call.operation()
+    }
+
+    /// The idempotency key, the same on every attempt.
+    #[getter]
+    fn idempotency_key(&self) -> Option<&str> {
+        self.call.idempotency_key()
+    }
+
+    /// The admitted attempt's timeout in seconds (None: unbounded).
+    #[getter]
+    fn timeout(&self) -> Option<f64> {
+        self.plan()?.timeout_ms.map(ms_to_secs)
+    }
+
+    /// The admitted attempt's connect timeout in seconds.
+    #[getter]
+    fn connect_timeout(&self) -> Option<f64> {
+        self.plan()?.connect_timeout_ms.map(ms_to_secs)
+    }
+
+    /// Seconds left before the total deadline, as of the last admission.
+    #[getter]
+    fn remaining(&self) -> Option<f64> {
+        self.plan()?.remaining_ms.map(ms_to_secs)
+    }
+
+    /// When the next attempt may start (monotonic seconds), while waiting.
+    #[getter]
+    fn next_attempt_at(&self) -> Option<f64> {
+        self.call
+            .next_attempt_at()
+            .map(|at| ms_to_secs(at.as_millis()))
+    }
+
+    /// The policy this call belongs to.
+    #[getter]
+    fn policy(&self, py: Python<'_>) -> Py<Policy> {
+        self.policy.clone_ref(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Call(id={}, operation={:?}, attempts={}, finished={})",
+            self.call.id(),
+            self.call.operation(),
+            self.call.attempts(),
+            if self.call.is_finished() {
+                "True"
+            } else {
+                "False"
+            }
+        )
+    }
+}

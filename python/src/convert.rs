@@ -1,0 +1,268 @@
+//! Python values <-> the core's serde wire form, and seconds <-> milliseconds.
+//!
+//! The core speaks integer milliseconds with `_ms` keys; Python speaks float
+//! seconds (`time.monotonic()`, `asyncio.sleep`). One naming rule converts
+//! every value, so the binding never lists a field by hand:
+//!
+//! - out: a key `x_ms` becomes `x` with its value in seconds; a key `at` or
+//!   `x_at`, `since` or `until` (an instant) keeps its name with its value
+//!   in seconds;
+//! - in: `at` / `x_at` values go from seconds to milliseconds here; `x` keys
+//!   that the core spells `x_ms` are renamed by [`crate::schema`], which asks
+//!   the core's own deserializer which fields exist.
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+use serde_json::{Map, Number, Value};
+
+/// Float seconds to whole milliseconds, rounded to the nearest (so a time
+/// that went through `ms / 1000` comes back exact). Negative and NaN clamp
+/// to 0, huge values to `u64::MAX`: the core clamps time, it never errors.
+pub(crate) fn secs_to_ms(secs: f64) -> u64 {
+    let ms = (secs * 1000.0).round();
+    if ms.is_nan() || ms <= 0.0 {
+        0
+    } else if ms >= 18_446_744_073_709_551_615.0 {
+        u64::MAX
+    } else {
+        // In range and integral: the cast is exact.
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let whole = ms as u64;
+        whole
+    }
+}
+
+/// Milliseconds to float seconds (`ms as f64 / 1000`, the one formula every
+/// output uses, so tests can compare floats exactly).
+#[allow(clippy::cast_precision_loss)]
+pub(crate) fn ms_to_secs(ms: u64) -> f64 {
+    ms as f64 / 1000.0
+}
+
+/// Whether a key holds an instant (monotonic or wall milliseconds): `at`,
+/// `x_at`, and a breaker state's `since` and `until`.
+fn is_instant_key(key: &str) -> bool {
+    matches!(key, "at" | "since" | "until") || key.ends_with("_at")
+}
+
+/// A JSON number of milliseconds as float seconds (negative or fractional
+/// numbers, which the core never writes, pass through as seconds too).
+fn number_secs(n: &Number) -> f64 {
+    match n.as_u64() {
+        Some(ms) => ms_to_secs(ms),
+        None => n.as_f64().unwrap_or(0.0) / 1000.0,
+    }
+}
+
+/// A time value (number of ms, or null) in Python seconds.
+fn time_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    match value {
+        Value::Number(n) => Ok(PyFloat::new(py, number_secs(n)).into_any()),
+        other => to_py(py, other),
+    }
+}
+
+/// The core's wire form as Python objects, with the naming rule applied.
+pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Number(n) => {
+            if let Some(u) = n.as_u64() {
+                u.into_pyobject(py)?.into_any()
+            } else if let Some(i) = n.as_i64() {
+                i.into_pyobject(py)?.into_any()
+            } else {
+                PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any()
+            }
+        }
+        Value::String(s) => PyString::new(py, s).into_any(),
+        Value::Array(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(to_py(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Object(map) => {
+            let dict = PyDict::new(py);
+            for (key, item) in map {
+                if let Some(stem) = key.strip_suffix("_ms") {
+                    dict.set_item(stem, time_to_py(py, item)?)?;
+                } else if is_instant_key(key) {
+                    dict.set_item(key, time_to_py(py, item)?)?;
+                } else {
+                    dict.set_item(key, to_py(py, item)?)?;
+                }
+            }
+            dict.into_any()
+        }
+    })
+}
+
+/// Serializes a core value and converts it with [`to_py`].
+pub(crate) fn serde_to_py<'py, T: serde::Serialize>(
+    py: Python<'py>,
+    value: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    let wire = serde_json::to_value(value)
+        .map_err(|e| PyTypeError::new_err(format!("stoic: cannot serialize: {e}")))?;
+    to_py(py, &wire)
+}
+
+/// Why a Python value has no JSON form.
+#[derive(Debug)]
+pub(crate) enum PyValueError {
+    /// A type JSON cannot hold (a set, an object, ...), at this path.
+    Type { path: String, type_name: String },
+    /// A float that is not finite.
+    NonFinite { path: String },
+    /// A string with an unpaired surrogate.
+    Surrogate { path: String },
+    /// A Python error raised while reading the value.
+    Python(PyErr),
+}
+
+impl PyValueError {
+    /// The dotted path of the offending value.
+    pub(crate) fn path(&self) -> &str {
+        match self {
+            PyValueError::Type { path, .. }
+            | PyValueError::NonFinite { path }
+            | PyValueError::Surrogate { path } => path,
+            PyValueError::Python(_) => "",
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// How [`from_py`] treats numbers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Numbers {
+    /// As they are (canonical JSON, idempotency key arguments).
+    Plain,
+    /// Values under `at` / `x_at` keys are seconds, sent as milliseconds.
+    Times,
+}
+
+/// A Python value as JSON: dicts (string keys), lists, tuples, strings,
+/// ints, floats, bools and None. Integers beyond 64 bits become doubles, as
+/// JSON numbers are (RFC 8785 compares them as doubles anyway).
+pub(crate) fn from_py(
+    obj: &Bound<'_, PyAny>,
+    path: &str,
+    numbers: Numbers,
+) -> Result<Value, PyValueError> {
+    if obj.is_none() {
+        return Ok(Value::Null);
+    }
+    if let Ok(b) = obj.cast::<PyBool>() {
+        return Ok(Value::Bool(b.is_true()));
+    }
+    if obj.is_instance_of::<PyInt>() {
+        if let Ok(u) = obj.extract::<u64>() {
+            return Ok(Value::Number(u.into()));
+        }
+        if let Ok(i) = obj.extract::<i64>() {
+            return Ok(Value::Number(i.into()));
+        }
+        let f: f64 = obj.extract().map_err(PyValueError::Python)?;
+        return float(f, path);
+    }
+    if let Ok(f) = obj.cast::<PyFloat>() {
+        return float(f.value(), path);
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return match s.to_str() {
+            Ok(text) => Ok(Value::String(text.to_owned())),
+            Err(_) => Err(PyValueError::Surrogate {
+                path: path.to_owned(),
+            }),
+        };
+    }
+    if let Ok(dict) = obj.cast::<PyDict>() {
+        let mut map = Map::new();
+        for (key, item) in dict.iter() {
+            let Ok(key) = key.cast::<PyString>() else {
+                return Err(PyValueError::Type {
+                    path: path.to_owned(),
+                    type_name: "dict with a non-string key".to_owned(),
+                });
+            };
+            let key = key.to_str().map_err(|_| PyValueError::Surrogate {
+                path: path.to_owned(),
+            })?;
+            let here = join(path, key);
+            let value = from_py(&item, &here, numbers)?;
+            let value = if numbers == Numbers::Times && is_instant_key(key) {
+                seconds_json(value)
+            } else {
+                value
+            };
+            map.insert(key.to_owned(), value);
+        }
+        return Ok(Value::Object(map));
+    }
+    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
+        let mut items = Vec::new();
+        for (index, item) in obj.try_iter().map_err(PyValueError::Python)?.enumerate() {
+            let item = item.map_err(PyValueError::Python)?;
+            items.push(from_py(&item, &format!("{path}[{index}]"), numbers)?);
+        }
+        return Ok(Value::Array(items));
+    }
+    let type_name = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "object".to_owned(), |n| n.to_string());
+    Err(PyValueError::Type {
+        path: path.to_owned(),
+        type_name,
+    })
+}
+
+fn float(f: f64, path: &str) -> Result<Value, PyValueError> {
+    Number::from_f64(f)
+        .map(Value::Number)
+        .ok_or_else(|| PyValueError::NonFinite {
+            path: path.to_owned(),
+        })
+}
+
+/// A JSON number of seconds as milliseconds (for instants and for keys the
+/// schema renames from `x` to `x_ms`); other values pass through unchanged
+/// for the core to reject with its own error. Negative numbers keep their
+/// sign so the core reports them as out of range.
+pub(crate) fn seconds_json(value: Value) -> Value {
+    match &value {
+        Value::Number(n) => match n.as_f64() {
+            Some(secs) if secs < 0.0 => {
+                let ms = (secs * 1000.0).round();
+                #[allow(clippy::cast_possible_truncation)]
+                let ms = if ms < -9.0e18 { i64::MIN } else { ms as i64 };
+                Value::Number(ms.into())
+            }
+            Some(secs) => Value::Number(secs_to_ms(secs).into()),
+            None => value,
+        },
+        _ => value,
+    }
+}
+
+/// A host monotonic reading in seconds as the core's instant.
+pub(crate) fn instant(now: f64) -> stoic_core::Instant {
+    stoic_core::Instant::from_millis(secs_to_ms(now))
+}
+
+/// A Unix time in seconds as the core's wall clock.
+pub(crate) fn wall(unix: f64) -> stoic_core::WallClock {
+    stoic_core::WallClock::from_unix_millis(secs_to_ms(unix))
+}

@@ -1,0 +1,105 @@
+//! Raising the package's exceptions from Rust.
+//!
+//! The exception classes are plain Python (`stoic/_errors.py`), so they can
+//! inherit from two bases (`ConfigError(StoicError, ValueError)`) and carry
+//! attributes; the binding imports them when it raises (a cold path).
+
+use pyo3::prelude::*;
+use pyo3::types::PyType;
+use stoic_core::{ConfigError, InputError};
+
+use crate::convert::PyValueError;
+use crate::schema::python_spelling;
+
+fn error_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
+    Ok(py
+        .import("stoic._errors")?
+        .getattr(name)?
+        .cast_into::<PyType>()?)
+}
+
+fn raise(py: Python<'_>, name: &str, args: (String, &str, String)) -> PyErr {
+    match error_type(py, name).and_then(|t| t.call1(args)) {
+        Ok(value) => PyErr::from_value(value),
+        Err(err) => err,
+    }
+}
+
+/// `stoic.ConfigError(message, code, field)`, the field already spelled as
+/// the caller wrote it.
+pub(crate) fn config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
+    raise(
+        py,
+        "ConfigError",
+        (
+            error.to_string(),
+            error.code().as_str(),
+            error.field().to_owned(),
+        ),
+    )
+}
+
+/// A config error from Python-spelled input: the field in that spelling.
+pub(crate) fn py_config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
+    config_error(py, &python_spelling(error))
+}
+
+/// `stoic.InputError(message, code)` for a pure helper's rejected input.
+pub(crate) fn input_error(py: Python<'_>, error: &InputError) -> PyErr {
+    raise(
+        py,
+        "InputError",
+        (error.to_string(), error.code().as_str(), String::new()),
+    )
+}
+
+/// A Python value that has no JSON form, as a config error (`wrong_type`).
+pub(crate) fn value_config_error(py: Python<'_>, error: PyValueError) -> PyErr {
+    let (code, message) = match &error {
+        PyValueError::Type { type_name, .. } => {
+            ("wrong_type", format!("a {type_name} has no JSON form"))
+        }
+        PyValueError::NonFinite { .. } => ("out_of_range", "not a finite number".to_owned()),
+        PyValueError::Surrogate { .. } => {
+            ("wrong_type", "a string with a lone surrogate".to_owned())
+        }
+        PyValueError::Python(_) => ("wrong_type", String::new()),
+    };
+    let field = error.path().to_owned();
+    if let PyValueError::Python(err) = error {
+        return err;
+    }
+    raise(
+        py,
+        "ConfigError",
+        (format!("{code} at `{field}`: {message}"), code, field),
+    )
+}
+
+/// A Python value that has no JSON form, as an input error for the pure
+/// helpers (the codes are the core's `InputErrorCode` strings).
+pub(crate) fn value_input_error(py: Python<'_>, error: PyValueError) -> PyErr {
+    let (code, message) = match &error {
+        PyValueError::Type { type_name, path } => (
+            "invalid_json",
+            format!("a {type_name} at `{path}` has no JSON form"),
+        ),
+        PyValueError::NonFinite { path } => (
+            "number_out_of_range",
+            format!("the number at `{path}` is not finite"),
+        ),
+        PyValueError::Surrogate { path } => (
+            "lone_surrogate",
+            format!("the string at `{path}` holds an unpaired surrogate"),
+        ),
+        PyValueError::Python(_) => ("invalid_json", String::new()),
+    };
+    if let PyValueError::Python(err) = error {
+        return err;
+    }
+    raise(
+        py,
+        "InputError",
+        (format!("{code}: {message}"), code, String::new()),
+    )
+}

@@ -1,0 +1,157 @@
+//! The pure helpers: canonical JSON, idempotency keys, header values,
+//! Retry-After and HTTP dates, server hints.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use stoic_core::httpdate::{format_imf_fixdate, parse_http_date_at};
+use stoic_core::key::{self, KeyHeaderForm};
+
+use crate::convert::{from_py, ms_to_secs, secs_to_ms, serde_to_py, Numbers};
+use crate::errors::{input_error, value_input_error};
+use crate::outcome::{header_pairs, hint};
+
+/// A Python value as JSON text (for the key helpers).
+fn json_text(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    let value = from_py(obj, "", Numbers::Plain).map_err(|e| value_input_error(py, e))?;
+    Ok(value.to_string())
+}
+
+/// RFC 8785 canonical JSON of a Python value (dicts, lists, str, int,
+/// float, bool, None).
+#[pyfunction]
+pub(crate) fn canonical_json(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
+    let text = json_text(py, obj)?;
+    key::canonical_json(&text).map_err(|e| input_error(py, &e))
+}
+
+/// RFC 8785 canonical form of JSON text (duplicate keys, lone surrogates
+/// and non-finite numbers are errors).
+#[pyfunction]
+pub(crate) fn canonical_json_text(py: Python<'_>, text: &str) -> PyResult<String> {
+    key::canonical_json(text).map_err(|e| input_error(py, &e))
+}
+
+/// The idempotency key of step `step` of run `run_id` with arguments
+/// `args`: stable across runs, processes and languages.
+#[pyfunction]
+pub(crate) fn idempotency_key(
+    py: Python<'_>,
+    run_id: &str,
+    step: &str,
+    args: &Bound<'_, PyAny>,
+) -> PyResult<String> {
+    let text = json_text(py, args)?;
+    key::idempotency_key(run_id, step, &text).map_err(|e| input_error(py, &e))
+}
+
+/// The same key from arguments given as JSON text.
+#[pyfunction]
+pub(crate) fn idempotency_key_text(
+    py: Python<'_>,
+    run_id: &str,
+    step: &str,
+    args_text: &str,
+) -> PyResult<String> {
+    key::idempotency_key(run_id, step, args_text).map_err(|e| input_error(py, &e))
+}
+
+/// A random key (UUID v4 text) from 16 random bytes; None draws them from
+/// `os.urandom`.
+#[pyfunction]
+#[pyo3(signature = (random=None))]
+pub(crate) fn random_key(py: Python<'_>, random: Option<Vec<u8>>) -> PyResult<String> {
+    let bytes = match random {
+        Some(bytes) => bytes,
+        None => py.import("os")?.call_method1("urandom", (16,))?.extract()?,
+    };
+    let bytes: [u8; 16] = bytes
+        .try_into()
+        .map_err(|_| PyValueError::new_err("random_key needs exactly 16 bytes"))?;
+    Ok(key::random_key(bytes))
+}
+
+fn header_form(form: &str) -> PyResult<KeyHeaderForm> {
+    KeyHeaderForm::from_code(form).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown header form {form:?}; expected bare or quoted"
+        ))
+    })
+}
+
+/// The `Idempotency-Key` header value for `key` (`form`: `bare` or
+/// `quoted`).
+#[pyfunction]
+#[pyo3(signature = (key, form="bare"))]
+pub(crate) fn key_header_value(key: &str, form: &str) -> PyResult<String> {
+    Ok(key::header_value(key, header_form(form)?))
+}
+
+/// The key an `Idempotency-Key` header value carries, in either form.
+#[pyfunction]
+pub(crate) fn parse_key_header(value: &str) -> Option<String> {
+    key::parse_key_header(value)
+}
+
+/// A `Retry-After` value as seconds to wait, or None; `now` is Unix
+/// seconds (for HTTP-date values).
+#[pyfunction]
+pub(crate) fn parse_retry_after(value: &str, now: f64) -> Option<f64> {
+    stoic_core::parse_retry_after(value, secs_to_ms(now)).map(ms_to_secs)
+}
+
+/// An HTTP-date as Unix seconds, or None; `now` (Unix seconds) resolves
+/// two-digit years as RFC 9110 asks.
+#[pyfunction]
+#[pyo3(signature = (value, now=None))]
+pub(crate) fn parse_http_date(value: &str, now: Option<f64>) -> Option<u64> {
+    parse_http_date_at(value, now.map(|n| secs_to_ms(n) / 1000))
+}
+
+/// Unix seconds as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
+#[pyfunction]
+pub(crate) fn format_http_date(unix: u64) -> String {
+    format_imf_fixdate(unix)
+}
+
+/// The server's retry hint in response headers as a dict (`kind`:
+/// `delay`, `bounded`, `do_not_retry`), or None.
+#[pyfunction]
+#[pyo3(signature = (headers, wall_now=None))]
+pub(crate) fn server_hint<'py>(
+    py: Python<'py>,
+    headers: &Bound<'py, PyAny>,
+    wall_now: Option<f64>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let pairs = header_pairs(Some(headers))?;
+    hint(&pairs, wall_now)
+        .map(|h| serde_to_py(py, &h))
+        .transpose()
+}
+
+/// The delay a hint asks for given the computed backoff (seconds), or None
+/// for "do not retry". The hint is the dict `server_hint` returned.
+#[pyfunction]
+pub(crate) fn hint_delay(
+    py: Python<'_>,
+    hint: &Bound<'_, PyAny>,
+    backoff: f64,
+) -> PyResult<Option<f64>> {
+    let value = from_py(hint, "", Numbers::Plain).map_err(|e| value_input_error(py, e))?;
+    let hint: stoic_core::hints::ServerHint =
+        crate::schema::serde_value(value).map_err(|e| crate::errors::config_error(py, &e))?;
+    Ok(hint.delay_with_backoff(secs_to_ms(backoff)).map(ms_to_secs))
+}
+
+/// ECMAScript's shortest round-trip text of a double (RFC 8785 numbers);
+/// None for NaN and infinities.
+#[pyfunction]
+pub(crate) fn es6_number(value: f64) -> Option<String> {
+    key::es6_number(value)
+}
+
+/// Whether repeating a request with this HTTP method is harmless (RFC 9110
+/// §9.2.2), as the engine judges it.
+#[pyfunction]
+pub(crate) fn is_idempotent_method(method: &str) -> bool {
+    stoic_core::Method::parse(method).is_idempotent()
+}

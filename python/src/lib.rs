@@ -1,0 +1,58 @@
+//! `stoic._stoic`: the native half of the `stoic` Python package.
+//!
+//! Translation only. Each function converts its Python arguments, calls
+//! `stoic-core`, and converts the answer back; every decision, default and
+//! validation rule lives in the core. Python speaks float seconds, the core
+//! integer milliseconds: [`convert`] and [`schema`] map one to the other by
+//! a naming rule (`x_ms` <-> `x`), never by a list of fields. Nothing here
+//! panics into Python: the core never panics, locks survive poisoning, and
+//! conversions return errors.
+
+use pyo3::prelude::*;
+
+mod backoff;
+mod breaker;
+mod budget;
+mod call;
+mod convert;
+mod errors;
+mod helpers;
+mod outcome;
+mod parts;
+mod policy;
+mod records;
+mod schema;
+mod server;
+
+/// The native module. `stoic/__init__.py` re-exports what users need.
+#[pymodule]
+fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<policy::Policy>()?;
+    m.add_class::<call::Call>()?;
+    m.add_class::<backoff::Backoff>()?;
+    m.add_class::<breaker::Breaker>()?;
+    m.add_class::<breaker::Permit>()?;
+    m.add_class::<budget::RetryBudget>()?;
+    m.add_class::<budget::RetryTicket>()?;
+    m.add_class::<records::Metrics>()?;
+    m.add_class::<records::LogRecord>()?;
+    m.add_class::<server::ServerIdempotency>()?;
+    m.add_function(wrap_pyfunction!(server::request_fingerprint, m)?)?;
+    m.add_function(wrap_pyfunction!(records::merge_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::canonical_json, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::canonical_json_text, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::idempotency_key, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::idempotency_key_text, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::random_key, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::key_header_value, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::parse_key_header, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::parse_retry_after, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::parse_http_date, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::format_http_date, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::server_hint, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::hint_delay, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::es6_number, m)?)?;
+    m.add_function(wrap_pyfunction!(helpers::is_idempotent_method, m)?)?;
+    m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    Ok(())
+}

@@ -1,0 +1,66 @@
+//! What the host observed, from Python arguments to the core's `Outcome`.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use stoic_core::hints::{server_hint, ServerHint};
+use stoic_core::{Class, NetworkErrorKind};
+
+use crate::convert::wall;
+
+/// Response headers as owned pairs: a dict, any mapping with `items()`
+/// (`httpx.Headers.multi_items()` keeps repeated headers apart), or an
+/// iterable of `(name, value)` pairs.
+pub(crate) fn header_pairs(headers: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(String, String)>> {
+    let Some(headers) = headers else {
+        return Ok(Vec::new());
+    };
+    if headers.is_none() {
+        return Ok(Vec::new());
+    }
+    let items = if let Ok(dict) = headers.cast::<PyDict>() {
+        dict.items().into_any()
+    } else if headers.hasattr("items")? {
+        headers.call_method0("items")?
+    } else {
+        headers.clone()
+    };
+    let mut pairs = Vec::new();
+    for item in items.try_iter()? {
+        let (name, value): (String, String) = item?.extract()?;
+        pairs.push((name, value));
+    }
+    Ok(pairs)
+}
+
+/// The server's hint in `headers`; `wall_now` (Unix seconds) dates
+/// HTTP-date values when the response has no `Date` header.
+pub(crate) fn hint(pairs: &[(String, String)], wall_now: Option<f64>) -> Option<ServerHint> {
+    if pairs.is_empty() {
+        return None;
+    }
+    server_hint(
+        pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+        wall_now.map(wall),
+    )
+}
+
+/// A network error kind by its code.
+pub(crate) fn network_kind(code: &str) -> PyResult<NetworkErrorKind> {
+    NetworkErrorKind::from_code(code).ok_or_else(|| {
+        let known: Vec<&str> = NetworkErrorKind::ALL.iter().map(|k| k.code()).collect();
+        PyValueError::new_err(format!(
+            "unknown network error kind {code:?}; expected one of {}",
+            known.join(", ")
+        ))
+    })
+}
+
+/// A class by its code.
+pub(crate) fn class(code: &str) -> PyResult<Class> {
+    Class::from_code(code).ok_or_else(|| {
+        PyValueError::new_err(format!(
+            "unknown class {code:?}; expected transient, deterministic, ambiguous or success"
+        ))
+    })
+}

@@ -1,0 +1,375 @@
+//! `stoic.Policy`: the core's policy behind a mutex, shared by threads.
+//!
+//! Every method converts its arguments first, holds the lock only around
+//! the core call, and converts the answer after releasing it: no Python
+//! code (a `__del__`, a GC pass) can run while the lock is held, so a
+//! thread can never wait on itself.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use serde_json::Value;
+use stoic_core::{CallSpec, Event, Method, Outcome, PolicyState};
+
+use crate::call::Call;
+use crate::convert::{from_py, instant, ms_to_secs, serde_to_py, wall, Numbers};
+use crate::errors::{config_error, py_config_error, value_config_error};
+use crate::outcome::{class, header_pairs, hint, network_kind};
+use crate::schema;
+
+/// A validated config and the state calls share: breakers, retry budgets
+/// and metrics per scope.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct Policy {
+    inner: Mutex<stoic_core::Policy>,
+    records: Option<Py<PyAny>>,
+}
+
+impl Policy {
+    /// The core policy, locked. A poisoned lock still holds a consistent
+    /// policy (the core never panics mid-update), so it is used as is.
+    pub(crate) fn lock(&self) -> MutexGuard<'_, stoic_core::Policy> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A seed from the OS: two clients must never share a jitter stream.
+fn os_seed(py: Python<'_>) -> PyResult<u64> {
+    let bytes: Vec<u8> = py.import("os")?.call_method1("urandom", (8,))?.extract()?;
+    let mut seed = [0_u8; 8];
+    for (slot, byte) in seed.iter_mut().zip(bytes) {
+        *slot = byte;
+    }
+    Ok(u64::from_le_bytes(seed))
+}
+
+/// Fills `seed` from the OS when the caller gave none, and turns on log
+/// records when a records sink is given without saying otherwise.
+fn host_defaults(py: Python<'_>, doc: &mut Value, records: bool) -> PyResult<()> {
+    if let Value::Object(map) = doc {
+        if map.get("seed").is_none_or(Value::is_null) {
+            map.insert("seed".to_owned(), Value::from(os_seed(py)?));
+        }
+        if records && !map.contains_key("log_records") {
+            map.insert("log_records".to_owned(), Value::Bool(true));
+        }
+    }
+    Ok(())
+}
+
+fn spec<'a>(
+    operation: &'a str,
+    scope: &'a str,
+    idempotent: Option<bool>,
+    method: Option<&str>,
+    key: Option<&'a str>,
+) -> CallSpec<'a> {
+    let mut spec = match method {
+        Some(m) => CallSpec::http(operation, Method::parse(m)),
+        None => CallSpec::new(operation),
+    }
+    .in_scope(scope);
+    if let Some(flag) = idempotent {
+        spec = spec.idempotent(flag);
+    }
+    if let Some(key) = key {
+        spec = spec.with_key(key);
+    }
+    spec
+}
+
+/// An event as a Python dict; a log event also carries the core's JSON
+/// line (`line`), the exact text every language logs.
+pub(crate) fn event_to_py<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyAny>> {
+    let value = serde_to_py(py, event)?;
+    if let Event::Log { record, .. } = event {
+        value.set_item("line", record.to_json_line())?;
+    }
+    Ok(value)
+}
+
+#[pymethods]
+impl Policy {
+    /// `Policy(**config)`: keyword config in the Python spelling (float
+    /// seconds, `_ms` dropped); `seed` defaults to OS randomness. `records`
+    /// is where `stoic`'s host runtime delivers events (a callable, a
+    /// `logging.Logger`, or `"logging"`).
+    #[new]
+    #[pyo3(signature = (*, records=None, **config))]
+    fn new(
+        py: Python<'_>,
+        records: Option<Py<PyAny>>,
+        config: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let mut doc = match config {
+            Some(dict) => {
+                from_py(dict.as_any(), "", Numbers::Plain).map_err(|e| value_config_error(py, e))?
+            }
+            None => Value::Object(serde_json::Map::new()),
+        };
+        host_defaults(py, &mut doc, records.is_some())?;
+        let config = schema::config(doc).map_err(|e| config_error(py, &e))?;
+        let inner = stoic_core::Policy::new(config).map_err(|e| py_config_error(py, &e))?;
+        Ok(Policy {
+            inner: Mutex::new(inner),
+            records,
+        })
+    }
+
+    /// A policy from a config in the core's JSON spelling (`_ms` integers),
+    /// as shared with the Rust and JavaScript hosts.
+    #[staticmethod]
+    #[pyo3(signature = (text, *, records=None))]
+    fn from_json(py: Python<'_>, text: &str, records: Option<Py<PyAny>>) -> PyResult<Self> {
+        let mut doc: Value = serde_json::from_str(text).map_err(|e| {
+            let err = stoic_core::ConfigError::new(
+                stoic_core::ConfigErrorCode::InvalidJson,
+                "",
+                e.to_string(),
+            );
+            config_error(py, &err)
+        })?;
+        host_defaults(py, &mut doc, records.is_some())?;
+        let config =
+            stoic_core::Config::from_deserializer(&doc).map_err(|e| config_error(py, &e))?;
+        let inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
+        Ok(Policy {
+            inner: Mutex::new(inner),
+            records,
+        })
+    }
+
+    /// The validated config, every default filled in (Python spelling).
+    #[getter]
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let config = self.lock().config().clone();
+        serde_to_py(py, &config)
+    }
+
+    /// The records sink given at construction.
+    #[getter]
+    fn records(&self, py: Python<'_>) -> Option<Py<PyAny>> {
+        self.records.as_ref().map(|r| r.clone_ref(py))
+    }
+
+    /// Starts a logical operation at `now` (monotonic seconds).
+    #[pyo3(signature = (now, operation="call", *, scope="", idempotent=None, method=None, key=None))]
+    fn start(
+        slf: &Bound<'_, Self>,
+        now: f64,
+        operation: &str,
+        scope: &str,
+        idempotent: Option<bool>,
+        method: Option<&str>,
+        key: Option<&str>,
+    ) -> Call {
+        let spec = spec(operation, scope, idempotent, method, key);
+        let call = slf.get().lock().start(instant(now), spec);
+        Call::new(slf.clone().unbind(), call)
+    }
+
+    /// `start` and the first `admit` in one step (the host runtime's hot
+    /// path); check `call.admitted`.
+    #[pyo3(signature = (now, operation="call", scope="", idempotent=None, key=None))]
+    fn begin(
+        slf: &Bound<'_, Self>,
+        now: f64,
+        operation: &str,
+        scope: &str,
+        idempotent: Option<bool>,
+        key: Option<&str>,
+    ) -> Call {
+        let spec = spec(operation, scope, idempotent, None, key);
+        let at = instant(now);
+        let (call, admission) = {
+            let mut policy = slf.get().lock();
+            let mut call = policy.start(at, spec);
+            let admission = policy.before_attempt(at, &mut call);
+            (call, admission)
+        };
+        let mut call = Call::new(slf.clone().unbind(), call);
+        call.set_admission(admission);
+        call
+    }
+
+    /// May the next attempt of `call` go out now? The admission as a dict
+    /// (`kind` is `proceed` or `reject`).
+    fn before_attempt<'py>(
+        slf: &Bound<'py, Self>,
+        now: f64,
+        call: &Bound<'py, Call>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut call = call.borrow_mut();
+        call.check_policy(slf)?;
+        call.admit(now);
+        call.decision(slf.py())
+    }
+
+    /// What to do after an attempt of `call` ended: give one of `status`,
+    /// `network` (a kind code) or `rejected` (a class code), or none for a
+    /// success. The decision as a dict (`kind`: `done`, `retry`, `give_up`).
+    #[pyo3(signature = (now, call, *, status=None, network=None, rejected=None, headers=None, wall_now=None, detail=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn on_outcome<'py>(
+        slf: &Bound<'py, Self>,
+        now: f64,
+        call: &Bound<'py, Call>,
+        status: Option<u16>,
+        network: Option<&str>,
+        rejected: Option<&str>,
+        headers: Option<&Bound<'py, PyAny>>,
+        wall_now: Option<f64>,
+        detail: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let pairs = header_pairs(headers)?;
+        let kind = match (status, network, rejected) {
+            (None, None, None) => Outcome::success(),
+            (Some(s), None, None) => Outcome::status(s),
+            (None, Some(n), None) => Outcome::network(network_kind(n)?),
+            (None, None, Some(c)) => Outcome::rejected(class(c)?),
+            _ => {
+                return Err(PyValueError::new_err(
+                    "give at most one of status, network and rejected",
+                ))
+            }
+        };
+        let mut outcome = kind.with_hint(hint(&pairs, wall_now));
+        if let Some(detail) = detail {
+            outcome = outcome.with_detail(detail);
+        }
+        let mut call = call.borrow_mut();
+        call.check_policy(slf)?;
+        call.observe(now, outcome);
+        call.decision(slf.py())
+    }
+
+    /// Ends `call` at the caller's request; the give-up as a dict.
+    fn cancel<'py>(
+        slf: &Bound<'py, Self>,
+        now: f64,
+        call: &Bound<'py, Call>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut call = call.borrow_mut();
+        call.check_policy(slf)?;
+        call.cancel(now);
+        call.decision(slf.py())
+    }
+
+    /// Stop starting attempts and retries (shutdown).
+    fn drain(&self) {
+        self.lock().drain();
+    }
+
+    /// Whether `drain()` was called.
+    #[getter]
+    fn draining(&self) -> bool {
+        self.lock().is_draining()
+    }
+
+    /// Which wall-clock time (Unix seconds) goes with the monotonic `now`,
+    /// for log timestamps.
+    fn set_wall_clock(&self, now: f64, wall_now: f64) {
+        self.lock().set_wall_clock(instant(now), wall(wall_now));
+    }
+
+    /// The oldest queued event as a dict, or None.
+    fn poll_event<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let event = self.lock().poll_event();
+        event.map(|e| event_to_py(py, &e)).transpose()
+    }
+
+    /// Every queued event, oldest first.
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let events: Vec<Event> = {
+            let mut policy = self.lock();
+            std::iter::from_fn(|| policy.poll_event()).collect()
+        };
+        let list = PyList::empty(py);
+        for event in &events {
+            list.append(event_to_py(py, event)?)?;
+        }
+        Ok(list)
+    }
+
+    /// Events waiting to be polled.
+    #[getter]
+    fn pending_events(&self) -> usize {
+        self.lock().pending_events()
+    }
+
+    /// Events dropped because the queue was full.
+    #[getter]
+    fn dropped_events(&self) -> u64 {
+        self.lock().dropped_events()
+    }
+
+    /// When the shared state next changes by itself (monotonic seconds).
+    fn next_timeout(&self) -> Option<f64> {
+        self.lock()
+            .next_timeout()
+            .map(|at| ms_to_secs(at.as_millis()))
+    }
+
+    /// The breaker state code of `scope` (`closed`, `open`, `half_open`).
+    #[pyo3(signature = (scope=""))]
+    fn breaker_state(&self, scope: &str) -> Option<&'static str> {
+        self.lock().breaker_state(scope).map(|s| s.code())
+    }
+
+    /// The retry budgets' status in `scope` at `now`.
+    #[pyo3(signature = (now, scope=""))]
+    fn budget_status<'py>(
+        &self,
+        py: Python<'py>,
+        now: f64,
+        scope: &str,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let status = self.lock().budget_status(instant(now), scope);
+        status.map(|s| serde_to_py(py, &s)).transpose()
+    }
+
+    /// The metrics of every scope: `{scope: snapshot}`.
+    fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let metrics = self.lock().metrics();
+        serde_to_py(py, &metrics)
+    }
+
+    /// The metrics of all scopes added together.
+    fn metrics_total<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let total = self.lock().metrics_total();
+        serde_to_py(py, &total)
+    }
+
+    /// The shared state (breakers, budgets, metrics) as versioned JSON text.
+    fn snapshot(&self) -> String {
+        self.lock().snapshot_state().to_json()
+    }
+
+    /// Restores a `snapshot()`; returns `{"restored": n, "reset": [...]}`.
+    fn restore<'py>(&self, py: Python<'py>, state: &str) -> PyResult<Bound<'py, PyAny>> {
+        let state = PolicyState::from_json(state).map_err(|e| config_error(py, &e))?;
+        let report = self
+            .lock()
+            .restore_state(state)
+            .map_err(|e| config_error(py, &e))?;
+        serde_to_py(py, &report)
+    }
+
+    fn __repr__(&self) -> String {
+        let policy = self.lock();
+        let config = policy.config();
+        format!(
+            "Policy(max_attempts={}, backoff={:?}, draining={})",
+            config.max_attempts,
+            config.backoff.strategy.code(),
+            if policy.is_draining() {
+                "True"
+            } else {
+                "False"
+            }
+        )
+    }
+}

@@ -1,0 +1,173 @@
+//! `stoic.parts.Metrics`, `LogRecord` and metrics merging: the record
+//! module of the core on its own.
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use stoic_core::record::{
+    self, CallOutcome, CallSummary, LogOutcome, MetricsSnapshot, RecordEvent,
+};
+
+use crate::convert::{from_py, instant, secs_to_ms, serde_to_py, Numbers};
+use crate::errors::{py_config_error, value_config_error};
+use crate::{parts, schema};
+
+/// Metrics and alert rules for one scope: `Metrics(**config)` takes the
+/// `alerts` section of the engine config.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct Metrics {
+    inner: Mutex<record::Metrics>,
+}
+
+impl Metrics {
+    fn lock(&self) -> MutexGuard<'_, record::Metrics> {
+        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+#[pymethods]
+impl Metrics {
+    #[new]
+    #[pyo3(signature = (**config))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let config = parts::section(py, "alerts", config)?;
+        Ok(Metrics {
+            inner: Mutex::new(record::Metrics::new(config.alerts)),
+        })
+    }
+
+    /// An attempt went out (`is_retry`: not the first of its call).
+    fn on_attempt(&self, now: f64, is_retry: bool) {
+        self.lock().on_attempt(instant(now), is_retry);
+    }
+
+    /// A retry was scheduled.
+    fn on_retry_scheduled(&self, now: f64) {
+        self.lock().on_retry_scheduled(instant(now));
+    }
+
+    /// A call ended (`outcome`: `success`, `exhausted`, `gave_up`;
+    /// `duration` in seconds).
+    fn on_call_finished(
+        &self,
+        now: f64,
+        retries: u32,
+        outcome: &str,
+        duration: f64,
+    ) -> PyResult<()> {
+        let outcome = CallOutcome::from_code(outcome)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown call outcome {outcome:?}")))?;
+        let summary = CallSummary {
+            retries,
+            outcome,
+            duration_ms: secs_to_ms(duration),
+        };
+        self.lock().on_call_finished(instant(now), summary);
+        Ok(())
+    }
+
+    /// Sets the breaker gauge by state code; False for an unknown code.
+    fn set_breaker_state(&self, state: &str) -> bool {
+        self.lock().set_breaker_state(state)
+    }
+
+    /// Evaluates the alert rules at `now`.
+    fn evaluate(&self, now: f64) {
+        self.lock().evaluate(instant(now));
+    }
+
+    /// Every queued alert event, oldest first.
+    fn events<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let drained: Vec<RecordEvent> = {
+            let mut metrics = self.lock();
+            std::iter::from_fn(|| metrics.poll_event()).collect()
+        };
+        let list = PyList::empty(py);
+        for event in &drained {
+            list.append(serde_to_py(py, event)?)?;
+        }
+        Ok(list)
+    }
+
+    /// The counters, histogram and gauge as a dict.
+    fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let snapshot = self.lock().snapshot();
+        serde_to_py(py, &snapshot)
+    }
+}
+
+/// Two metrics snapshots (dicts from `snapshot()` or `Policy.metrics()`)
+/// added together: counters and buckets sum, the gauge is the newer one.
+#[pyfunction]
+pub(crate) fn merge_metrics<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyAny>,
+    b: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let parse = |obj: &Bound<'py, PyAny>| -> PyResult<MetricsSnapshot> {
+        let value = from_py(obj, "", Numbers::Times).map_err(|e| value_config_error(py, e))?;
+        schema::serde_value(value).map_err(|e| py_config_error(py, &e))
+    };
+    let mut merged = parse(a)?;
+    merged.merge(&parse(b)?);
+    serde_to_py(py, &merged)
+}
+
+/// One decision's log record, in the format every language writes.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct LogRecord {
+    inner: record::LogRecord,
+}
+
+#[pymethods]
+impl LogRecord {
+    /// `wall` is Unix seconds, `delay` and `total_duration` seconds,
+    /// `error` a `(code, message)` pair or None.
+    #[new]
+    #[pyo3(signature = (*, wall, operation, attempt, max_attempts, delay, error, strategy, outcome, total_duration))]
+    #[allow(clippy::too_many_arguments)]
+    fn new(
+        wall: f64,
+        operation: &str,
+        attempt: u32,
+        max_attempts: u32,
+        delay: f64,
+        error: Option<(String, String)>,
+        strategy: &str,
+        outcome: &str,
+        total_duration: f64,
+    ) -> PyResult<Self> {
+        let outcome = LogOutcome::from_code(outcome)
+            .ok_or_else(|| PyValueError::new_err(format!("unknown log outcome {outcome:?}")))?;
+        let inner = record::LogRecord::new(
+            crate::convert::wall(wall),
+            operation,
+            attempt,
+            max_attempts,
+            secs_to_ms(delay),
+            error.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
+            strategy,
+            outcome,
+            secs_to_ms(total_duration),
+        );
+        Ok(LogRecord { inner })
+    }
+
+    /// The record as one line of JSON.
+    fn json_line(&self) -> String {
+        self.inner.to_json_line()
+    }
+
+    /// The record as a dict (Python spelling).
+    fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        serde_to_py(py, &self.inner)
+    }
+
+    fn __str__(&self) -> String {
+        self.inner.to_string()
+    }
+}

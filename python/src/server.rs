@@ -1,0 +1,101 @@
+//! `stoic.parts.ServerIdempotency`: the server half of the idempotency-key
+//! contract (what to do with a request, given what the store holds).
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use serde_json::Value;
+use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfig, StoredEntry};
+
+use crate::convert::{from_py, secs_to_ms, serde_to_py, Numbers};
+use crate::errors::{input_error, py_config_error, value_config_error};
+use crate::schema;
+
+/// A stored entry from its dict (Python spelling: Unix seconds).
+fn entry(py: Python<'_>, stored: &Bound<'_, PyAny>) -> PyResult<StoredEntry> {
+    let value = from_py(stored, "", Numbers::Plain).map_err(|e| value_config_error(py, e))?;
+    schema::serde_value(value).map_err(|e| py_config_error(py, &e))
+}
+
+/// Server-side idempotency decisions: `ServerIdempotency(require_key=True,
+/// ttl=86400, in_flight_timeout=60)`.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct ServerIdempotency {
+    config: ServerIdempotencyConfig,
+}
+
+#[pymethods]
+impl ServerIdempotency {
+    #[new]
+    #[pyo3(signature = (**config))]
+    fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let value = match config {
+            Some(dict) => {
+                from_py(dict.as_any(), "", Numbers::Plain).map_err(|e| value_config_error(py, e))?
+            }
+            None => Value::Object(serde_json::Map::new()),
+        };
+        let config: ServerIdempotencyConfig =
+            schema::serde_value(value).map_err(|e| py_config_error(py, &e))?;
+        config.validate("").map_err(|e| py_config_error(py, &e))?;
+        Ok(ServerIdempotency { config })
+    }
+
+    /// The settings (Python spelling).
+    #[getter]
+    fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        serde_to_py(py, &self.config)
+    }
+
+    /// What to do with a request at `now` (Unix seconds) carrying `key`
+    /// (None: no header) and payload `fingerprint`, given the `stored`
+    /// entry (None: nothing stored). A dict: `kind` is `proceed`, `replay`
+    /// or `refuse`.
+    #[pyo3(signature = (now, key, fingerprint, stored=None))]
+    fn decide<'py>(
+        &self,
+        py: Python<'py>,
+        now: f64,
+        key: Option<&str>,
+        fingerprint: &str,
+        stored: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let stored = match stored {
+            Some(obj) if !obj.is_none() => Some(entry(py, obj)?),
+            _ => None,
+        };
+        let decision = decide(
+            &self.config,
+            secs_to_ms(now),
+            key,
+            fingerprint,
+            stored.as_ref(),
+        );
+        serde_to_py(py, &decision)
+    }
+
+    /// The entry to record before processing a request.
+    #[staticmethod]
+    fn in_flight<'py>(py: Python<'py>, fingerprint: &str, now: f64) -> PyResult<Bound<'py, PyAny>> {
+        serde_to_py(py, &StoredEntry::in_flight(fingerprint, secs_to_ms(now)))
+    }
+
+    /// The same entry once the response (`status`) is stored.
+    #[staticmethod]
+    fn completed<'py>(
+        py: Python<'py>,
+        stored: &Bound<'py, PyAny>,
+        now: f64,
+        status: u16,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let stored = entry(py, stored)?;
+        serde_to_py(py, &stored.completed(secs_to_ms(now), status))
+    }
+}
+
+/// The payload fingerprint of a JSON body (SHA-256 of its canonical form),
+/// so a retry with reformatted JSON is still the same payload.
+#[pyfunction]
+pub(crate) fn request_fingerprint(py: Python<'_>, body: &str) -> PyResult<String> {
+    fingerprint(body).map_err(|e| input_error(py, &e))
+}

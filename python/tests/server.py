@@ -1,0 +1,106 @@
+"""A scripted HTTP server on 127.0.0.1 for the runtime tests.
+
+Paths are ``/<behaviour>/<token>`` with query parameters; ``token`` keeps
+each test's counters apart. ``n`` is how many requests misbehave before
+the server answers 200 ``ok``:
+
+- ``/status/<t>?n=2&code=503``: ``code`` n times (``n=-1``: always);
+- ``/retry-after/<t>?n=1&after=1``: 429 with ``Retry-After: after``;
+- ``/reset/<t>?n=1``: closes the connection without answering;
+- ``/hang/<t>?n=1&secs=1``: answers only after ``secs`` seconds;
+- ``/error-body/<t>?n=1``: 200 with ``{"error": "busy"}``.
+
+Every request's method and ``Idempotency-Key`` header are kept in
+``seen[token]``.
+"""
+
+from __future__ import annotations
+
+import socket
+import struct
+import threading
+import time
+from collections import defaultdict
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+
+class Server(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.lock = threading.Lock()
+        self.counts: dict[str, int] = defaultdict(int)
+        self.seen: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        pass  # a client that timed out and hung up is what some tests do
+
+    @property
+    def url(self) -> str:
+        host, port = self.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: Server
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _send(self, code: int, body: bytes = b"ok", headers: dict[str, str] | None = None) -> None:
+        self.send_response(code)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _handle(self) -> None:
+        parts = urlsplit(self.path)
+        query = {k: v[0] for k, v in parse_qs(parts.query).items()}
+        segments = parts.path.strip("/").split("/")
+        behaviour, token = segments[0], segments[1] if len(segments) > 1 else ""
+        length = int(self.headers.get("Content-Length") or 0)
+        if length:
+            self.rfile.read(length)
+        server = self.server
+        with server.lock:
+            server.seen[token].append((self.command, self.headers.get("Idempotency-Key")))
+            count = server.counts[token]
+            server.counts[token] = count + 1
+        n = int(query.get("n", "1"))
+        misbehave = n < 0 or count < n
+        if not misbehave:
+            self._send(200, b'{"ok": true}' if behaviour == "error-body" else b"ok")
+        elif behaviour == "status":
+            code = int(query.get("code", "503"))
+            self._send(code, query.get("body", f"status {code}").encode())
+        elif behaviour == "retry-after":
+            self._send(429, b"slow down", {"Retry-After": query.get("after", "1")})
+        elif behaviour == "reset":
+            # RST instead of FIN: the client sees the connection torn down.
+            linger = struct.pack("ii", 1, 0)
+            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+            self.close_connection = True
+            self.connection.close()
+        elif behaviour == "hang":
+            time.sleep(float(query.get("secs", "1")))
+            self._send(200)
+        elif behaviour == "error-body":
+            self._send(200, b'{"error": "busy"}')
+        else:
+            self._send(404, b"no such behaviour")
+
+    do_GET = _handle
+    do_POST = _handle
+    do_PUT = _handle
+
+
+def start() -> Server:
+    server = Server()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server

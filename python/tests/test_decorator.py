@@ -1,0 +1,239 @@
+"""``@stoic.retry``: sync and async, exceptions, results, shared policies."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import json
+import logging
+from typing import Any
+
+import httpx
+import pytest
+import requests
+
+import stoic
+
+FAST: dict[str, Any] = {"backoff": {"strategy": "exponential", "base": 0.01, "cap": 0.05}}
+
+
+class Flaky:
+    """Raises ``exc`` the first ``failures`` calls, then returns ``"ok"``."""
+
+    def __init__(self, failures: int, exc: BaseException) -> None:
+        self.failures, self.exc, self.calls = failures, exc, 0
+
+    def __call__(self) -> str:
+        self.calls += 1
+        if self.calls <= self.failures:
+            raise self.exc
+        return "ok"
+
+
+def test_defaults_retry_connection_errors(clock: stoic.VirtualClock) -> None:
+    flaky = Flaky(2, ConnectionRefusedError())
+    assert stoic.retry()(flaky)() == "ok"
+    assert flaky.calls == 3
+    assert len(clock.sleeps) == 2
+    assert all(0 <= s <= 2.0 for s in clock.sleeps)  # full jitter over 1 s, 2 s
+
+
+@pytest.mark.parametrize(
+    "exc",
+    [
+        TimeoutError(),
+        ConnectionResetError(),
+        OSError(errno.ECONNREFUSED, "refused"),
+        OSError(errno.ENETUNREACH, "unreachable"),
+    ],
+)
+def test_network_exceptions_are_retried(exc: BaseException, clock: stoic.VirtualClock) -> None:
+    flaky = Flaky(1, exc)
+    assert stoic.retry(**FAST)(flaky)() == "ok"
+    assert flaky.calls == 2
+
+
+def test_exhaustion_raises_retry_error_from_the_last_exception(clock: stoic.VirtualClock) -> None:
+    flaky = Flaky(10, ConnectionRefusedError("nope"))
+    with pytest.raises(stoic.RetryError) as info:
+        stoic.retry(max_attempts=3, **FAST)(flaky)()
+    error = info.value
+    assert error.reason == "attempts_exhausted"
+    assert error.attempts == 3
+    assert error.last_outcome == "network_connect_refused"
+    assert isinstance(error.__cause__, ConnectionRefusedError)
+    assert "every allowed attempt failed" in error.observation
+    assert flaky.calls == 3
+
+
+def test_unknown_exceptions_propagate_untouched(clock: stoic.VirtualClock) -> None:
+    flaky = Flaky(1, KeyError("bug"))
+    with pytest.raises(KeyError) as info:
+        stoic.retry()(flaky)()
+    assert flaky.calls == 1
+    assert clock.sleeps == []
+    assert any(n.startswith("stoic: ") for n in getattr(info.value, "__notes__", []))
+
+
+def test_on_marks_exceptions_transient(clock: stoic.VirtualClock) -> None:
+    flaky = Flaky(2, ValueError("busy"))
+    assert stoic.retry(on=ValueError, **FAST)(flaky)() == "ok"
+    assert flaky.calls == 3
+
+
+def test_classify_and_reraise(clock: stoic.VirtualClock) -> None:
+    flaky = Flaky(5, ValueError("busy"))
+    with pytest.raises(ValueError, match="busy"):
+        stoic.retry(classify=lambda e: stoic.Rejected("transient"), max_attempts=2, reraise=True)(
+            flaky
+        )()
+    assert flaky.calls == 2
+
+
+def test_not_idempotent_stops_ambiguous_failures(clock: stoic.VirtualClock) -> None:
+    flaky = Flaky(1, TimeoutError())
+    with pytest.raises(TimeoutError):
+        stoic.retry(idempotent=False)(flaky)()
+    assert flaky.calls == 1
+    keyed = Flaky(1, TimeoutError())
+    assert stoic.retry(idempotent=False, key="order-7", **FAST)(keyed)() == "ok"
+
+
+def test_validate_rejects_results(clock: stoic.VirtualClock) -> None:
+    results = iter([{"error": "busy"}, {"error": "busy"}, {"ok": True}])
+
+    @stoic.retry(validate=lambda r: "error" not in r, **FAST)
+    def fetch() -> dict[str, Any]:
+        return next(results)
+
+    assert fetch() == {"ok": True}
+
+    @stoic.retry(validate=lambda r: stoic.Rejected("deterministic", "bad shape"))
+    def broken() -> int:
+        return 7
+
+    with pytest.raises(stoic.RetryError) as info:
+        broken()
+    assert info.value.reason == "not_retryable"
+    assert info.value.last_result == 7
+    assert "bad shape" in info.value.observation
+
+
+def test_shared_policy_breaker_fails_fast(clock: stoic.VirtualClock) -> None:
+    policy = stoic.Policy(
+        max_attempts=1,
+        breaker={"trip": {"kind": "consecutive_failures", "threshold": 2}},
+        budget={"ratio": None},
+    )
+    a = Flaky(99, ConnectionRefusedError())
+    b = Flaky(0, ConnectionRefusedError())
+    for _ in range(2):
+        with pytest.raises(stoic.RetryError):
+            stoic.retry(policy=policy)(a)()
+    with pytest.raises(stoic.RetryError) as info:
+        stoic.retry(policy=policy)(b)()
+    assert info.value.reason == "circuit_open"
+    assert info.value.retry_at == pytest.approx(60.0)
+    assert b.calls == 0
+
+
+def test_policy_and_config_are_exclusive() -> None:
+    with pytest.raises(TypeError):
+        stoic.retry(policy=stoic.Policy(), max_attempts=2)
+
+
+def test_httpx_status_errors_use_status_and_hints(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    @stoic.retry(**FAST)
+    def get(path: str) -> str:
+        response = httpx.get(f"{server.url}{path}")
+        response.raise_for_status()
+        return response.text
+
+    assert get(f"/status/{token}a?n=2&code=503") == "ok"
+    assert get(f"/retry-after/{token}b?n=1&after=3") == "ok"
+    assert clock.sleeps[-1] == 3.0
+    with pytest.raises(httpx.HTTPStatusError):
+        get(f"/status/{token}c?n=-1&code=404")
+    assert len(server.seen[f"{token}c"]) == 1
+
+
+def test_requests_errors_are_classified(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    @stoic.retry(**FAST)
+    def get(path: str) -> str:
+        response = requests.get(f"{server.url}{path}", timeout=5)
+        response.raise_for_status()
+        return response.text
+
+    assert get(f"/status/{token}?n=2&code=502") == "ok"
+    assert len(server.seen[token]) == 3
+
+
+def test_records_reach_a_callback_and_logging(
+    clock: stoic.VirtualClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    events: list[dict[str, Any]] = []
+    stoic.retry(records=events.append, operation="charge", **FAST)(
+        Flaky(1, ConnectionRefusedError())
+    )()
+    lines = [json.loads(e["line"]) for e in events if e["kind"] == "log"]
+    assert [line["outcome"] for line in lines] == ["retry", "success"]
+    assert lines[0]["operation"] == "charge"
+    with caplog.at_level(logging.INFO, logger="stoic"):
+        stoic.retry(records="logging", **FAST)(Flaky(1, ConnectionRefusedError()))()
+    assert any('"outcome":"retry"' in r.getMessage() for r in caplog.records)
+
+
+def test_async_functions(clock: stoic.VirtualClock) -> None:
+    calls = 0
+
+    @stoic.retry(**FAST)
+    async def fetch(x: int) -> int:
+        nonlocal calls
+        calls += 1
+        if calls < 3:
+            raise ConnectionResetError()
+        return x * 2
+
+    assert asyncio.run(fetch(21)) == 42
+    assert clock.sleeps == [0.01, 0.02]
+
+    @stoic.retry(max_attempts=2, **FAST)
+    async def down() -> None:
+        raise TimeoutError()
+
+    with pytest.raises(stoic.RetryError) as info:
+        asyncio.run(down())
+    assert info.value.reason == "attempts_exhausted"
+
+
+def test_async_cancellation_is_recorded_and_propagates() -> None:
+    policy = stoic.Policy()
+
+    @stoic.retry(policy=policy)
+    async def wait_forever() -> None:
+        await asyncio.Event().wait()
+
+    async def main() -> None:
+        task = asyncio.create_task(wait_forever())
+        await asyncio.sleep(0.01)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+
+    asyncio.run(main())
+    totals = policy.metrics_total()
+    assert totals["calls_total"] == 1
+    assert totals["gave_up_total"] == 1
+
+
+def test_wraps_keep_the_function_identity() -> None:
+    @stoic.retry()
+    def documented(a: int) -> int:
+        """Doc."""
+        return a
+
+    assert documented.__name__ == "documented"
+    assert documented.__doc__ == "Doc."
+    assert documented(3) == 3

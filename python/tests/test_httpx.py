@@ -1,0 +1,168 @@
+"""The httpx transports against a real local server (sync and asyncio)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import httpx
+import pytest
+
+import stoic
+from stoic.httpx import AsyncRetryTransport, RetryTransport
+
+FAST = {"backoff": {"strategy": "exponential", "base": 0.01, "cap": 0.05}}
+
+
+def client(**config: Any) -> httpx.Client:
+    return httpx.Client(transport=RetryTransport(**{**FAST, **config}))
+
+
+def test_503_then_200(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    with client() as c:
+        response = c.get(f"{server.url}/status/{token}?n=2&code=503")
+    assert response.status_code == 200
+    assert len(server.seen[token]) == 3
+    assert clock.sleeps == [0.01, 0.02]
+
+
+def test_429_retry_after_is_honoured(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    with client() as c:
+        response = c.get(f"{server.url}/retry-after/{token}?n=1&after=2")
+    assert response.status_code == 200
+    assert clock.sleeps == [2.0]
+
+
+def test_retry_after_past_the_deadline_returns_the_response(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client(timeouts={"total": 5}) as c:
+        response = c.get(f"{server.url}/retry-after/{token}?n=1&after=60")
+    assert response.status_code == 429
+    decision = response.extensions["stoic"]
+    assert decision["reason"] == "retry_after_exceeds_deadline"
+    assert clock.sleeps == []
+
+
+def test_post_gets_one_idempotency_key_for_every_retry(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client() as c:
+        response = c.post(f"{server.url}/reset/{token}?n=2", json={"amount": 10})
+    assert response.status_code == 200
+    seen = server.seen[token]
+    assert [m for m, _ in seen] == ["POST"] * 3
+    keys = {k for _, k in seen}
+    assert len(keys) == 1
+    assert None not in keys
+
+
+def test_caller_key_is_kept(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    with client() as c:
+        c.post(f"{server.url}/status/{token}?n=1", headers={"Idempotency-Key": "order-7"})
+    assert [k for _, k in server.seen[token]] == ["order-7", "order-7"]
+
+
+def test_get_is_not_given_a_key(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    with client() as c:
+        c.get(f"{server.url}/status/{token}?n=1")
+    assert [k for _, k in server.seen[token]] == [None, None]
+
+
+def test_unkeyed_post_reset_is_not_repeated(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client(keys=False) as c, pytest.raises(httpx.TransportError) as info:
+        c.post(f"{server.url}/reset/{token}?n=1")
+    assert len(server.seen[token]) == 1
+    notes = getattr(info.value, "__notes__", [])
+    assert any("may have been applied" in note for note in notes), notes
+
+
+def test_reset_exhausts_into_retry_error(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client(max_attempts=2) as c, pytest.raises(stoic.RetryError) as info:
+        c.get(f"{server.url}/reset/{token}?n=-1")
+    assert info.value.reason == "attempts_exhausted"
+    assert info.value.attempts == 2
+    assert isinstance(info.value.__cause__, httpx.TransportError)
+
+
+def test_hang_past_the_attempt_timeout(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    with client(timeouts={"read": 0.2, "connect": 0.2}) as c:
+        response = c.get(f"{server.url}/hang/{token}?n=1&secs=1")
+    assert response.status_code == 200
+    assert len(server.seen[token]) == 2
+    assert len(clock.sleeps) == 1
+
+
+def test_validate_rejects_a_200_with_an_error_body(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    def validate(response: httpx.Response) -> object:
+        return "error" not in response.json()
+
+    with httpx.Client(transport=RetryTransport(validate=validate, **FAST)) as c:
+        response = c.get(f"{server.url}/error-body/{token}?n=2")
+    assert response.json() == {"ok": True}
+    assert len(server.seen[token]) == 3
+
+
+def test_404_is_returned_with_an_observation(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client() as c:
+        response = c.get(f"{server.url}/status/{token}?n=-1&code=404&body=no+such+order")
+    assert response.status_code == 404
+    decision = response.extensions["stoic"]
+    assert decision["reason"] == "not_retryable"
+    assert "no such order" in decision["observation"]
+    assert len(server.seen[token]) == 1
+
+
+def test_transports_share_a_policy_breaker(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    policy = stoic.Policy(
+        max_attempts=1,
+        breaker={"trip": {"kind": "consecutive_failures", "threshold": 2}},
+        budget={"ratio": None},
+    )
+    with httpx.Client(transport=RetryTransport(policy=policy)) as c:
+        for _ in range(2):
+            assert c.get(f"{server.url}/status/{token}?n=-1").status_code == 503
+        with pytest.raises(stoic.RetryError) as info:
+            c.get(f"{server.url}/status/{token}?n=-1")
+    assert info.value.reason == "circuit_open"
+    assert len(server.seen[token]) == 2
+    assert policy.breaker_state("127.0.0.1") == "open"
+
+
+def test_async_transport(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    async def main() -> list[int]:
+        transport = AsyncRetryTransport(**FAST)
+        async with httpx.AsyncClient(transport=transport) as c:
+            a = await c.get(f"{server.url}/status/{token}a?n=2")
+            b = await c.get(f"{server.url}/retry-after/{token}b?n=1&after=1")
+            d = await c.post(f"{server.url}/reset/{token}c?n=1")
+            return [a.status_code, b.status_code, d.status_code]
+
+    assert asyncio.run(main()) == [200, 200, 200]
+    assert clock.sleeps == [0.01, 0.02, 1.0, 0.01]
+    keys = {k for _, k in server.seen[f"{token}c"]}
+    assert len(keys) == 1
+    assert None not in keys
+
+
+def test_async_hang_and_exhaustion(server: Any, token: str, clock: stoic.VirtualClock) -> None:
+    async def main() -> None:
+        transport = AsyncRetryTransport(max_attempts=2, timeouts={"read": 0.2}, **FAST)
+        async with httpx.AsyncClient(transport=transport) as c:
+            ok = await c.get(f"{server.url}/hang/{token}?n=1&secs=1")
+            assert ok.status_code == 200
+            with pytest.raises(stoic.RetryError) as info:
+                await c.get(f"{server.url}/reset/{token}x?n=-1")
+            assert info.value.reason == "attempts_exhausted"
+
+    asyncio.run(main())
