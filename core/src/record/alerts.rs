@@ -258,13 +258,15 @@ pub(crate) struct AlertEvaluator {
     config: AlertConfig,
     window: Window,
     /// What the last evaluation saw: its window bucket and breaker gauge.
-    /// Evaluating is skipped while both are unchanged and no call finished
-    /// since, which keeps it off the per-attempt hot path: a rate that moves
-    /// with attempts alone is re-read at the next finished call or bucket.
+    /// Evaluating is skipped while both are unchanged and no call ended
+    /// exhausted since, which keeps it off the per-call hot path: an
+    /// exhausted call (the critical rule) is judged at once, the breaker the
+    /// moment it moves, and every other change at the next window bucket
+    /// (5 s for the default minute).
     #[serde(default)]
     last_seen: Option<(u64, BreakerGauge)>,
     #[serde(default)]
-    finished_since: bool,
+    exhausted_since: bool,
     rules: [RuleState; 3],
     events: VecDeque<RecordEvent>,
     dropped_events: u64,
@@ -293,7 +295,7 @@ impl AlertEvaluator {
             config,
             window: Window::new(config.window_ms),
             last_seen: None,
-            finished_since: false,
+            exhausted_since: false,
             rules,
             events: VecDeque::new(),
             dropped_events: 0,
@@ -306,18 +308,18 @@ impl AlertEvaluator {
 
     pub(crate) fn record(&mut self, now: Instant, delta: &WindowCounts) {
         self.window.add(now, delta);
-        self.finished_since |= delta.finished > 0;
+        self.exhausted_since |= delta.exhausted > 0;
     }
 
     /// Re-evaluates every rule at `now` and queues a change event for each
     /// rule whose level moved.
     pub(crate) fn evaluate(&mut self, now: Instant, breaker: BreakerGauge) {
         let seen = (self.window.bucket(now), breaker);
-        if !self.finished_since && self.last_seen == Some(seen) {
+        if !self.exhausted_since && self.last_seen == Some(seen) {
             return;
         }
         self.last_seen = Some(seen);
-        self.finished_since = false;
+        self.exhausted_since = false;
         let counts = self.window.totals(now);
         let floor = u64::from(self.config.min_requests);
         for state in &mut self.rules {

@@ -382,7 +382,7 @@ impl Metrics {
 
     /// Re-evaluates the alert rules over the window ending at `now`, queuing
     /// a [`RecordEvent::AlertChanged`] for each rule whose level changed.
-    /// It only re-reads the window when a call finished since the last
+    /// It only re-reads the window when a call ended exhausted since the last
     /// evaluation, the window moved to a new bucket or the breaker gauge
     /// changed, so the policy calls it after every decision at little cost.
     pub fn evaluate(&mut self, now: Instant) {
