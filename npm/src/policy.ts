@@ -69,6 +69,11 @@ export class Policy {
     this.core.setWallClock(this.now(), this.wallNow());
   }
 
+  /** Pairs a monotonic reading with Unix ms, for log timestamps (done at construction). */
+  setWallClock(now: number, wallMs: number): void {
+    this.core.setWallClock(now, wallMs);
+  }
+
   /** The effective config, every default filled in. */
   config(): ResolvedConfig {
     return this.core.config() as ResolvedConfig;
