@@ -81,7 +81,9 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     const send = options.fetch ?? globalThis.fetch;
     const { operation, scope, idempotencyKey, validate = options.validate, ...requestInit } = init;
     const request = input instanceof Request ? input : undefined;
-    const url = new URL(request?.url ?? String(input));
+    // Relative URLs resolve against the page, as the browser's fetch does.
+    const base = (globalThis as { location?: { href: string } }).location?.href;
+    const url = new URL(request?.url ?? String(input), base);
     const method = (requestInit.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = new Headers(requestInit.headers ?? request?.headers);
     const idempotent = isIdempotentMethod(method);

@@ -1,6 +1,6 @@
 // A local HTTP server (127.0.0.1, ephemeral port) whose routes answer from
 // a script: each request to a path takes the next step of that path's list
-// (the last step repeats). Requests are recorded for assertions.
+// (the last step repeats). A key ending in `/*` matches a path prefix. Requests are recorded for assertions.
 import http from 'node:http';
 
 /**
@@ -17,13 +17,15 @@ export async function startServer(routes = {}) {
     req.on('data', (chunk) => (body += chunk));
     req.on('end', () => {
       requests.push({ method: req.method, path: url.pathname, headers: req.headers, body });
-      const steps = routes[url.pathname];
+      const prefix = Object.keys(routes).find((k) => k.endsWith('/*') && url.pathname.startsWith(k.slice(0, -1)));
+      const steps = routes[url.pathname] ?? routes[prefix];
       if (steps === undefined) {
         res.writeHead(404, { 'content-type': 'text/plain' }).end('no such route');
         return;
       }
       const n = counters.get(url.pathname) ?? 0;
       counters.set(url.pathname, n + 1);
+      // A path served from a folder answers every request the same way.
       const step = steps[Math.min(n, steps.length - 1)];
       if (step === 'reset') {
         req.socket.destroy();
