@@ -20,7 +20,7 @@ export interface Attempt {
 export class AttemptContext implements Attempt {
   readonly attempt: number;
   readonly #timeoutMs: number;
-  readonly #key: () => string | null;
+  readonly idempotencyKey: string | null;
   readonly #outer: AbortSignal | undefined;
   #controller: AbortController | undefined;
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -28,19 +28,15 @@ export class AttemptContext implements Attempt {
   /** Whether this attempt's own timeout fired. */
   timedOut = false;
 
-  constructor(attempt: number, timeoutMs: number, key: () => string | null, outer?: AbortSignal) {
+  constructor(attempt: number, timeoutMs: number, key: string | null, outer?: AbortSignal) {
     this.attempt = attempt;
     this.#timeoutMs = timeoutMs;
-    this.#key = key;
+    this.idempotencyKey = key;
     this.#outer = outer;
   }
 
   get timeoutMs(): number | null {
     return this.#timeoutMs < 0 ? null : this.#timeoutMs;
-  }
-
-  get idempotencyKey(): string | null {
-    return this.#key();
   }
 
   get signal(): AbortSignal {

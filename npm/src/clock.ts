@@ -11,10 +11,10 @@
 
 const perf: Performance | undefined = (globalThis as { performance?: Performance }).performance;
 
+const origin = perf !== undefined && typeof perf.now === 'function' ? perf.timeOrigin : 0;
+
 export const monotonicNow: () => number =
-  perf !== undefined && typeof perf.now === 'function' && perf.timeOrigin > 0
-    ? () => perf.timeOrigin + perf.now()
-    : () => Date.now();
+  perf !== undefined && origin > 0 ? () => origin + perf.now() : () => Date.now();
 
 export const wallNow: () => number = () => Date.now();
 

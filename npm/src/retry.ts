@@ -74,15 +74,17 @@ export async function retry<T>(
   const idempotent = options.idempotent ?? true;
   const named =
     options.operation !== undefined || options.scope !== undefined || options.idempotencyKey !== undefined;
+  // One clock reading serves the start and the first admission.
+  let t = now();
   const handle = named
-    ? core.startNamed(now(), options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
-    : core.start(now(), idempotent);
-  const key = () => core.callKey(handle) ?? null;
+    ? core.startNamed(t, options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
+    : core.start(t, idempotent);
+  const key = options.idempotencyKey ?? null;
   let error: unknown;
   let response: Response | undefined;
   try {
     for (;;) {
-      const attempt = core.beforeAttempt(handle, now());
+      const attempt = core.beforeAttempt(handle, t);
       if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
       const context = new AttemptContext(attempt, core.planTimeoutMs(), key, signal);
       let kind: number;
@@ -121,6 +123,7 @@ export async function retry<T>(
         if (signal?.aborted) core.cancel(handle, now());
         throw reason;
       }
+      t = now();
     }
   } finally {
     core.close(handle);

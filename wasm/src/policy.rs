@@ -47,6 +47,10 @@ pub(crate) fn header_pairs(packed: &str) -> Vec<(&str, &str)> {
     pairs
 }
 
+fn unknown_call() -> JsValue {
+    usage_error("unknown_call", "this call handle is closed or unknown")
+}
+
 /// The decision's kind as a number: 0 done, 1 retry, 2 give up.
 const fn kind_code(decision: &Decision) -> u32 {
     match decision {
@@ -144,7 +148,7 @@ impl CorePolicy {
         self.calls
             .get_mut(handle as usize)
             .and_then(Option::as_mut)
-            .ok_or_else(|| usage_error("unknown_call", "this call handle is closed or unknown"))
+            .ok_or_else(unknown_call)
     }
 
     /// Starts an unnamed call in the default scope (all numbers: the hot path).
@@ -195,16 +199,13 @@ impl CorePolicy {
     /// or 0 when the call is over; details via `plan*` and `admission`.
     #[wasm_bindgen(js_name = beforeAttempt)]
     pub fn before_attempt(&mut self, handle: u32, now: f64) -> Result<u32, JsValue> {
-        let now = instant(now);
-        let mut call = self
+        // Disjoint field borrows: the call stays in its slot (no moves).
+        let call = self
             .calls
             .get_mut(handle as usize)
-            .and_then(Option::take)
-            .ok_or_else(|| usage_error("unknown_call", "this call handle is closed or unknown"))?;
-        let admission = self.inner.before_attempt(now, &mut call);
-        if let Some(slot) = self.calls.get_mut(handle as usize) {
-            *slot = Some(call);
-        }
+            .and_then(Option::as_mut)
+            .ok_or_else(unknown_call)?;
+        let admission = self.inner.before_attempt(instant(now), call);
         let attempt = match &admission {
             Admission::Proceed(plan) => plan.attempt.max(1),
             Admission::Reject(_) => 0,
@@ -245,16 +246,12 @@ impl CorePolicy {
     }
 
     fn decide(&mut self, handle: u32, now: f64, outcome: Outcome<'_>) -> Result<u32, JsValue> {
-        let now = instant(now);
-        let mut call = self
+        let call = self
             .calls
             .get_mut(handle as usize)
-            .and_then(Option::take)
-            .ok_or_else(|| usage_error("unknown_call", "this call handle is closed or unknown"))?;
-        let decision = self.inner.on_outcome(now, &mut call, outcome);
-        if let Some(slot) = self.calls.get_mut(handle as usize) {
-            *slot = Some(call);
-        }
+            .and_then(Option::as_mut)
+            .ok_or_else(unknown_call)?;
+        let decision = self.inner.on_outcome(instant(now), call, outcome);
         let code = kind_code(&decision);
         self.decision = Some(decision);
         Ok(code)
@@ -347,16 +344,12 @@ impl CorePolicy {
 
     /// Cancels the call; returns the give-up object (`kind: "give_up"`).
     pub fn cancel(&mut self, handle: u32, now: f64) -> Result<JsValue, JsValue> {
-        let now = instant(now);
-        let mut call = self
+        let call = self
             .calls
             .get_mut(handle as usize)
-            .and_then(Option::take)
-            .ok_or_else(|| usage_error("unknown_call", "this call handle is closed or unknown"))?;
-        let give_up = self.inner.cancel(now, &mut call);
-        if let Some(slot) = self.calls.get_mut(handle as usize) {
-            *slot = Some(call);
-        }
+            .and_then(Option::as_mut)
+            .ok_or_else(unknown_call)?;
+        let give_up = self.inner.cancel(instant(now), call);
         let decision = Decision::GiveUp(give_up);
         let value = serialize(&decision);
         self.decision = Some(decision);
