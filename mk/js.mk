@@ -4,7 +4,6 @@
 JS_DIR := npm
 WASM_TARGET := wasm32-unknown-unknown
 
-
 TEST_SUITES += test-js
 LINT_SUITES += lint-js
 
