@@ -7,6 +7,7 @@ import { classIndexOf, networkIndex } from './codes.js';
 import { CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
 import { packHeaders } from './headers.js';
+import { utf8 } from './text.js';
 import type {
   Admission,
   BreakerStateCode,
@@ -232,19 +233,19 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
         handle,
         now,
         outcome.status,
-        packHeaders(outcome.headers),
+        utf8(packHeaders(outcome.headers)),
         outcome.wallNowMs === null ? -1 : (outcome.wallNowMs ?? policy.wallNow()),
-        outcome.detail,
+        utf8(outcome.detail),
       );
     case 'network': {
       const index = networkIndex(outcome.network);
       if (index < 0) throw new TypeError(`unknown network error kind: ${outcome.network}`);
-      return core.onNetwork(handle, now, index, outcome.detail);
+      return core.onNetwork(handle, now, index, utf8(outcome.detail));
     }
     case 'rejected': {
       const index = classIndexOf(outcome.class);
       if (index < 0) throw new TypeError(`unknown class: ${outcome.class}`);
-      return core.onRejected(handle, now, index, outcome.detail);
+      return core.onRejected(handle, now, index, utf8(outcome.detail));
     }
     default:
       throw new TypeError(`unknown outcome kind: ${(outcome as { kind: unknown }).kind}`);
