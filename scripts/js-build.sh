@@ -19,7 +19,10 @@ CARGO_PROFILE_RELEASE_PANIC=abort \
 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
   cargo build --quiet --locked -p stoic-wasm --target wasm32-unknown-unknown --release
 
-if [ ! -f "$out/.stamp" ] || [ "$wasm" -nt "$out/.stamp" ]; then
+# Regenerate when the module's bytes changed (a content check: checkouts that
+# share a target dir can hand back an older file with an older mtime).
+sum=$(sha256sum "$wasm" | cut -d' ' -f1)
+if [ "$(cat "$out/.stamp" 2>/dev/null || true)" != "$sum" ]; then
   echo "js-build: wasm-bindgen + wasm-opt"
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
@@ -31,7 +34,7 @@ if [ ! -f "$out/.stamp" ] || [ "$wasm" -nt "$out/.stamp" ]; then
   mv "$tmp/opt.wasm" "$tmp/stoic_wasm_bg.wasm"
   rm -rf "$out" && mkdir -p "$out"
   cp "$tmp"/stoic_wasm.js "$tmp"/stoic_wasm.d.ts "$tmp"/stoic_wasm_bg.wasm "$out"/
-  touch "$out/.stamp"
+  echo "$sum" > "$out/.stamp"
 fi
 
 echo "js-build: tsc"

@@ -15,7 +15,7 @@ import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { isIdempotentMethod, keyHeaderValue, parseKeyHeader, randomKey } from './core.js';
 import { RetryError } from './errors.js';
-import { Policy, report } from './policy.js';
+import { Policy, report, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
 import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
 
@@ -100,7 +100,8 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
 
     const signal = requestInit.signal ?? request?.signal ?? undefined;
     signal?.throwIfAborted();
-    const handle = core.startNamed(
+    const handle = startNamed(
+      policy,
       now(),
       operation ?? `${method} ${url.pathname}`,
       scope ?? options.scope?.(url) ?? url.host,

@@ -7,7 +7,7 @@ import { classIndexOf, networkIndex } from './codes.js';
 import { CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
 import { packHeaders } from './headers.js';
-import { utf8 } from './text.js';
+import { TextArea } from './text.js';
 import type {
   Admission,
   BreakerStateCode,
@@ -60,10 +60,13 @@ export class Policy {
   readonly wallNow: () => number;
   /** @internal */
   readonly onEvent: ((event: StoicEvent) => void) | undefined;
+  /** @internal */
+  readonly text: TextArea;
 
   constructor(options: PolicyOptions = {}) {
     const { now, wallNow: wall, onEvent, ...config } = options;
     this.core = new CorePolicy(config);
+    this.text = new TextArea(this.core);
     this.now = now ?? monotonicNow;
     this.wallNow = wall ?? wallNow;
     this.onEvent = onEvent;
@@ -86,14 +89,7 @@ export class Policy {
     if (idempotent === undefined) {
       idempotent = spec.method === undefined ? false : isIdempotentMethod(spec.method);
     }
-    const handle = this.core.startNamed(
-      now,
-      spec.operation ?? 'call',
-      spec.scope ?? '',
-      idempotent,
-      spec.idempotencyKey,
-    );
-    return new Call(this, handle);
+    return new Call(this, startNamed(this, now, spec.operation ?? 'call', spec.scope ?? '', idempotent, spec.idempotencyKey));
   }
 
   /** From now on no attempt is admitted and no retry scheduled. */
@@ -228,26 +224,38 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
   switch (outcome.kind) {
     case 'success':
       return core.onSuccess(handle, now);
-    case 'status':
-      return core.onStatus(
-        handle,
-        now,
-        outcome.status,
-        utf8(packHeaders(outcome.headers)),
-        outcome.wallNowMs === null ? -1 : (outcome.wallNowMs ?? policy.wallNow()),
-        utf8(outcome.detail),
-      );
+    case 'status': {
+      const text = policy.text.write(packHeaders(outcome.headers), outcome.detail);
+      const wall = outcome.wallNowMs === null ? -1 : (outcome.wallNowMs ?? policy.wallNow());
+      return core.onStatus(handle, now, outcome.status, wall, text.a, text.b);
+    }
     case 'network': {
       const index = networkIndex(outcome.network);
       if (index < 0) throw new TypeError(`unknown network error kind: ${outcome.network}`);
-      return core.onNetwork(handle, now, index, utf8(outcome.detail));
+      return core.onNetwork(handle, now, index, policy.text.write(outcome.detail).a);
     }
     case 'rejected': {
       const index = classIndexOf(outcome.class);
       if (index < 0) throw new TypeError(`unknown class: ${outcome.class}`);
-      return core.onRejected(handle, now, index, utf8(outcome.detail));
+      return core.onRejected(handle, now, index, policy.text.write(outcome.detail).a);
     }
     default:
       throw new TypeError(`unknown outcome kind: ${(outcome as { kind: unknown }).kind}`);
   }
+}
+
+/**
+ * Starts a named call (operation, scope and key cross through the text area).
+ * @internal
+ */
+export function startNamed(
+  policy: Policy,
+  now: number,
+  operation: string,
+  scope: string,
+  idempotent: boolean,
+  key: string | undefined,
+): number {
+  const text = policy.text.write(operation, scope, key);
+  return policy.core.startNamed(now, text.a, text.b, idempotent, text.c);
 }

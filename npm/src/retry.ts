@@ -7,7 +7,7 @@ import { AttemptContext, type Attempt } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { RetryError } from './errors.js';
-import { Policy, report } from './policy.js';
+import { Policy, report, startNamed } from './policy.js';
 import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
 
 export interface RetryOptions<T> {
@@ -77,7 +77,7 @@ export async function retry<T>(
   // One clock reading serves the start and the first admission.
   let t = now();
   const handle = named
-    ? core.startNamed(t, options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
+    ? startNamed(policy, t, options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
     : core.start(t, idempotent);
   const key = options.idempotencyKey ?? null;
   let error: unknown;

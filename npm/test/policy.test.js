@@ -142,3 +142,19 @@ test('helpers reject what JSON cannot say', () => {
   assert.throws(() => canonicalJson(undefined), TypeError);
   assert.equal(canonicalJson({ b: [1e21, -0], a: 'é' }), '{"a":"é","b":[1e+21,0]}');
 });
+
+test('long and non-ASCII text crosses whole (the text area grows)', () => {
+  const policy = new Policy({ seed: 1, breaker: null });
+  const call = policy.start({ operation: 'créer_commande', scope: 'api', method: 'GET' }, 0);
+  call.beforeAttempt(0);
+  const headers = { 'x-padding': 'é'.repeat(6000), 'retry-after': '7' };
+  const retry = call.onOutcome({ kind: 'status', status: 503, headers, detail: 'ü'.repeat(9000) }, 1);
+  assert.equal(retry.kind, 'retry');
+  assert.equal(retry.delayMs, 7000);
+  call.beforeAttempt(7001);
+  const giveUp = call.onOutcome({ kind: 'status', status: 400, detail: `bad ${'ß'.repeat(5000)}` }, 7002);
+  assert.equal(giveUp.kind, 'give_up');
+  assert.match(giveUp.observation, /bad ßßß/);
+  call.close();
+  assert.deepEqual(Object.keys(policy.metrics()), ['api']);
+});

@@ -15,6 +15,13 @@ use crate::errors::{input_error, usage_error};
 use crate::policy::{header_pairs, ms, opt_ms, read_part};
 use crate::random;
 
+/// The module's `WebAssembly.Memory`, where hosts write into a policy's
+/// text area (see `CorePolicy::textArea`).
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
 /// The network error kind codes; the runtime passes a kind as its index.
 #[wasm_bindgen(js_name = networkKinds)]
 pub fn network_kinds() -> js_sys::Array {

@@ -36,6 +36,6 @@ pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
 pub use helpers::{
     canonical_json_text, classes, idempotency_key_text, is_idempotent_method, key_header_value,
     log_record, merge_metrics, network_kinds, parse_http_date_value, parse_key_header_value,
-    parse_retry_after_value, random_key_from, server_hint_of,
+    parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
 pub use policy::CorePolicy;

@@ -5,11 +5,13 @@
 //! with the garbage collector. The TypeScript runtime closes every handle it
 //! opens (`close`), and wraps public `Call` objects in a finalizer.
 
+use std::borrow::Cow;
 use stoic_core::hints::server_hint;
 use stoic_core::{
     Admission, Call, CallSpec, Class, Config, Decision, Instant, NetworkErrorKind, Outcome, Policy,
     PolicyState, WallClock,
 };
+
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
@@ -51,6 +53,14 @@ fn unknown_call() -> JsValue {
     usage_error("unknown_call", "this call handle is closed or unknown")
 }
 
+/// The open call behind `handle`.
+fn slot(calls: &mut [Option<Call>], handle: u32) -> Result<&mut Call, JsValue> {
+    calls
+        .get_mut(handle as usize)
+        .and_then(Option::as_mut)
+        .ok_or_else(unknown_call)
+}
+
 /// The decision's kind as a number: 0 done, 1 retry, 2 give up.
 const fn kind_code(decision: &Decision) -> u32 {
     match decision {
@@ -70,6 +80,24 @@ pub struct CorePolicy {
     free: Vec<u32>,
     admission: Option<Admission>,
     decision: Option<Decision>,
+    text: Vec<u8>,
+}
+
+/// The text area's starting size; it grows when a host needs more.
+const TEXT_AREA_BYTES: usize = 4096;
+/// The most it grows to (16 MiB): text beyond is the host's bug, not data.
+const TEXT_AREA_MAX: usize = 16 << 20;
+
+/// `len` bytes of the text area from `start` as text (-1: none).
+fn text_at(area: &[u8], start: usize, len: i32) -> Option<Cow<'_, str>> {
+    let len = usize::try_from(len).ok()?;
+    area.get(start..start.saturating_add(len))
+        .map(String::from_utf8_lossy)
+}
+
+/// The byte length of an optional text (-1 for none) as an offset step.
+fn step(len: i32) -> usize {
+    usize::try_from(len).unwrap_or(0)
 }
 
 #[wasm_bindgen]
@@ -103,6 +131,7 @@ impl CorePolicy {
             free: Vec::new(),
             admission: None,
             decision: None,
+            text: vec![0; TEXT_AREA_BYTES],
         })
     }
 
@@ -159,24 +188,59 @@ impl CorePolicy {
         self.insert(call)
     }
 
-    /// Starts a call with an operation name, a scope and optionally an
-    /// idempotency key.
+    /// Where the host writes text for the next call, as an address in the
+    /// module's memory. Strings cross the boundary as UTF-8 the host writes
+    /// there with `TextEncoder.encodeInto` (tens of ns) rather than through
+    /// the glue's string copy (about 20 ns per character) or a fresh
+    /// allocation per string; calls then take byte lengths (-1: absent).
+    #[wasm_bindgen(js_name = textArea)]
+    pub fn text_area(&self) -> u32 {
+        u32::try_from(self.text.as_ptr() as usize).unwrap_or(0)
+    }
+
+    /// The text area's size in bytes.
+    #[wasm_bindgen(js_name = textCapacity)]
+    pub fn text_capacity(&self) -> u32 {
+        u32::try_from(self.text.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Grows the text area to at least `bytes` (up to 16 MiB); the area may
+    /// move, so the host reads `textArea()` again.
+    #[wasm_bindgen(js_name = reserveText)]
+    pub fn reserve_text(&mut self, bytes: u32) {
+        let bytes = (bytes as usize).min(TEXT_AREA_MAX);
+        if bytes > self.text.len() {
+            self.text.resize(bytes, 0);
+        }
+    }
+
+    /// Starts a call named by the text area: `operation`, then `scope`, then
+    /// the idempotency key (`key_len` -1: none), each `*_len` bytes long.
     #[wasm_bindgen(js_name = startNamed)]
     pub fn start_named(
         &mut self,
         now: f64,
-        operation: &str,
-        scope: &str,
+        operation_len: i32,
+        scope_len: i32,
         idempotent: bool,
-        key: Option<String>,
+        key_len: i32,
     ) -> u32 {
-        let mut spec = CallSpec::new(operation)
-            .in_scope(scope)
+        let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
+        let scope_at = step(operation_len);
+        let scope = text_at(&self.text, scope_at, scope_len).unwrap_or_default();
+        let key = text_at(
+            &self.text,
+            scope_at.saturating_add(step(scope_len)),
+            key_len,
+        );
+        let mut spec = CallSpec::new(&operation)
+            .in_scope(&scope)
             .idempotent(idempotent);
         if let Some(key) = key.as_deref() {
             spec = spec.with_key(key);
         }
         let call = self.inner.start(instant(now), spec);
+        drop((operation, scope, key));
         self.insert(call)
     }
 
@@ -245,23 +309,22 @@ impl CorePolicy {
         self.admission.as_ref().map_or(JsValue::NULL, serialize)
     }
 
-    fn decide(&mut self, handle: u32, now: f64, outcome: Outcome<'_>) -> Result<u32, JsValue> {
-        let call = self
-            .calls
-            .get_mut(handle as usize)
-            .and_then(Option::as_mut)
-            .ok_or_else(unknown_call)?;
-        let decision = self.inner.on_outcome(instant(now), call, outcome);
+    /// Keeps `decision` for `decision()` / `delayMs()`; returns its kind.
+    fn keep(&mut self, decision: Decision) -> u32 {
         let code = kind_code(&decision);
         self.decision = Some(decision);
-        Ok(code)
+        code
     }
 
     /// The attempt succeeded. Returns the decision kind (0 done, 1 retry,
     /// 2 give up).
     #[wasm_bindgen(js_name = onSuccess)]
     pub fn on_success(&mut self, handle: u32, now: f64) -> Result<u32, JsValue> {
-        self.decide(handle, now, Outcome::success())
+        let call = slot(&mut self.calls, handle)?;
+        let decision = self
+            .inner
+            .on_outcome(instant(now), call, Outcome::success());
+        Ok(self.keep(decision))
     }
 
     /// An HTTP response arrived. `headers` is `name\nvalue\n...` (for server
@@ -274,64 +337,81 @@ impl CorePolicy {
         handle: u32,
         now: f64,
         status: u16,
-        headers: Option<Vec<u8>>,
         wall: f64,
-        detail: Option<Vec<u8>>,
+        headers_len: i32,
+        detail_len: i32,
     ) -> Result<u32, JsValue> {
         let wall = (wall >= 0.0).then(|| WallClock::from_unix_millis(ms(wall)));
-        let headers = headers.as_deref().map(String::from_utf8_lossy);
+        let CorePolicy {
+            inner, calls, text, ..
+        } = self;
+        let headers = text_at(text, 0, headers_len);
         let hint = headers
             .as_deref()
             .and_then(|h| server_hint(header_pairs(h), wall));
-        let detail = detail.as_deref().map(String::from_utf8_lossy);
+        let detail = text_at(text, step(headers_len), detail_len);
         let mut outcome = Outcome::status(status).with_hint(hint);
         if let Some(detail) = detail.as_deref() {
             outcome = outcome.with_detail(detail);
         }
-        self.decide(handle, now, outcome)
+        let call = slot(calls, handle)?;
+        let decision = inner.on_outcome(instant(now), call, outcome);
+        Ok(self.keep(decision))
     }
 
-    /// A failure without a response; `kind` indexes `networkKinds()`.
+    /// A failure without a response; `kind` indexes `networkKinds()`; the
+    /// detail (`detail_len` bytes, -1: none) is at the start of the text area.
     #[wasm_bindgen(js_name = onNetwork)]
     pub fn on_network(
         &mut self,
         handle: u32,
         now: f64,
         kind: u32,
-        detail: Option<Vec<u8>>,
+        detail_len: i32,
     ) -> Result<u32, JsValue> {
         let kind = NetworkErrorKind::ALL
             .get(kind as usize)
             .copied()
             .ok_or_else(|| usage_error("invalid_value", "unknown network error kind"))?;
+        let CorePolicy {
+            inner, calls, text, ..
+        } = self;
+        let detail = text_at(text, 0, detail_len);
         let mut outcome = Outcome::network(kind);
-        let detail = detail.as_deref().map(String::from_utf8_lossy);
         if let Some(detail) = detail.as_deref() {
             outcome = outcome.with_detail(detail);
         }
-        self.decide(handle, now, outcome)
+        let call = slot(calls, handle)?;
+        let decision = inner.on_outcome(instant(now), call, outcome);
+        Ok(self.keep(decision))
     }
 
     /// The host rejected the result (or classified an exception) as a
-    /// failure of a class; `class` indexes `classes()`.
+    /// failure of a class; `class` indexes `classes()`; the detail is at the
+    /// start of the text area.
     #[wasm_bindgen(js_name = onRejected)]
     pub fn on_rejected(
         &mut self,
         handle: u32,
         now: f64,
         class: u32,
-        detail: Option<Vec<u8>>,
+        detail_len: i32,
     ) -> Result<u32, JsValue> {
         let class = Class::ALL
             .get(class as usize)
             .copied()
             .ok_or_else(|| usage_error("invalid_value", "unknown class"))?;
+        let CorePolicy {
+            inner, calls, text, ..
+        } = self;
+        let detail = text_at(text, 0, detail_len);
         let mut outcome = Outcome::rejected(class);
-        let detail = detail.as_deref().map(String::from_utf8_lossy);
         if let Some(detail) = detail.as_deref() {
             outcome = outcome.with_detail(detail);
         }
-        self.decide(handle, now, outcome)
+        let call = slot(calls, handle)?;
+        let decision = inner.on_outcome(instant(now), call, outcome);
+        Ok(self.keep(decision))
     }
 
     /// The last decision's delay if it was a retry, else -1.
