@@ -137,7 +137,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         if (kind === 0 && response !== undefined) return response;
         if (kind === 2) throw new RetryError(core.decision() as GiveUp, error, response);
         options.onRetry?.({ decision: core.decision() as Retry, error, response });
-        await response?.body?.cancel().catch(() => undefined);
+        if (response?.body) await response.body.cancel().catch(() => undefined);
         policy.flush();
         try {
           await (options.sleep ?? defaultSleep)(core.delayMs(), signal ?? undefined);

@@ -115,7 +115,7 @@ export async function retry<T>(
       if (options.onRetry !== undefined) {
         options.onRetry({ decision: core.decision() as Retry, error });
       }
-      await response?.body?.cancel().catch(() => undefined);
+      if (response?.body) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {
         await (options.sleep ?? defaultSleep)(core.delayMs(), signal);
