@@ -14,8 +14,9 @@ use wasm_bindgen::JsValue;
 
 use crate::convert::{json_of, read_u64, serialize, set};
 use crate::errors::{config_error, usage_error};
-use crate::policy::{instant, ms, opt_ms, read_part};
+use crate::policy::read_part;
 use crate::random;
+use crate::units::{instant, ms, opt_ms};
 
 /// A seeded backoff schedule (`new Backoff({strategy, baseMs, capMs,
 /// multiplier, seed})`); stateful for decorrelated jitter.

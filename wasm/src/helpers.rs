@@ -12,8 +12,10 @@ use wasm_bindgen::JsValue;
 
 use crate::convert::{serialize, set};
 use crate::errors::{input_error, usage_error};
-use crate::policy::{header_pairs, ms, opt_ms, read_part};
+use crate::policy::read_part;
 use crate::random;
+use crate::text::header_pairs;
+use crate::units::{ms, opt_ms};
 
 /// The module's `WebAssembly.Memory`, where hosts write into a policy's
 /// text area (see `CorePolicy::textArea`).

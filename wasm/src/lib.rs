@@ -31,6 +31,8 @@ mod errors;
 mod helpers;
 mod policy;
 mod random;
+mod text;
+mod units;
 
 pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
 pub use helpers::{

@@ -5,7 +5,6 @@
 //! with the garbage collector. The TypeScript runtime closes every handle it
 //! opens (`close`), and wraps public `Call` objects in a finalizer.
 
-use std::borrow::Cow;
 use stoic_core::hints::server_hint;
 use stoic_core::{
     Admission, Call, CallSpec, Class, Config, Decision, Instant, NetworkErrorKind, Outcome, Policy,
@@ -18,36 +17,8 @@ use wasm_bindgen::JsValue;
 use crate::convert::{json_of, read_u64, serialize, set};
 use crate::errors::{config_error, usage_error};
 use crate::random;
-
-/// A host millisecond reading as the core's integer milliseconds: fractions
-/// are dropped, negatives and NaN read as 0, huge values saturate.
-#[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-pub(crate) fn ms(value: f64) -> u64 {
-    // Float-to-integer `as` saturates and maps NaN to 0: it cannot panic.
-    value as u64
-}
-
-pub(crate) fn instant(value: f64) -> Instant {
-    Instant::from_millis(ms(value))
-}
-
-/// An optional duration as a number, `-1` for none (keeps the hot path
-/// numeric).
-#[allow(clippy::cast_precision_loss)]
-pub(crate) fn opt_ms(value: Option<u64>) -> f64 {
-    value.map_or(-1.0, |v| v as f64)
-}
-
-/// Header pairs packed as `name\nvalue\nname\nvalue...` (one string crosses
-/// the boundary instead of an array of them).
-pub(crate) fn header_pairs(packed: &str) -> Vec<(&str, &str)> {
-    let mut parts = packed.split('\n');
-    let mut pairs = Vec::new();
-    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
-        pairs.push((name, value));
-    }
-    pairs
-}
+use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
+use crate::units::{instant, ms, opt_ms};
 
 fn unknown_call() -> JsValue {
     usage_error("unknown_call", "this call handle is closed or unknown")
@@ -81,23 +52,6 @@ pub struct CorePolicy {
     admission: Option<Admission>,
     decision: Option<Decision>,
     text: Vec<u8>,
-}
-
-/// The text area's starting size; it grows when a host needs more.
-const TEXT_AREA_BYTES: usize = 4096;
-/// The most it grows to (16 MiB): text beyond is the host's bug, not data.
-const TEXT_AREA_MAX: usize = 16 << 20;
-
-/// `len` bytes of the text area from `start` as text (-1: none).
-fn text_at(area: &[u8], start: usize, len: i32) -> Option<Cow<'_, str>> {
-    let len = usize::try_from(len).ok()?;
-    area.get(start..start.saturating_add(len))
-        .map(String::from_utf8_lossy)
-}
-
-/// The byte length of an optional text (-1 for none) as an offset step.
-fn step(len: i32) -> usize {
-    usize::try_from(len).unwrap_or(0)
 }
 
 #[wasm_bindgen]
@@ -171,13 +125,6 @@ impl CorePolicy {
         }
         self.calls.push(Some(call));
         u32::try_from(self.calls.len().saturating_sub(1)).unwrap_or(u32::MAX)
-    }
-
-    fn call(&mut self, handle: u32) -> Result<&mut Call, JsValue> {
-        self.calls
-            .get_mut(handle as usize)
-            .and_then(Option::as_mut)
-            .ok_or_else(unknown_call)
     }
 
     /// Starts an unnamed call in the default scope (all numbers: the hot path).
@@ -256,7 +203,9 @@ impl CorePolicy {
     /// The call's idempotency key, if it has one.
     #[wasm_bindgen(js_name = callKey)]
     pub fn call_key(&mut self, handle: u32) -> Result<Option<String>, JsValue> {
-        Ok(self.call(handle)?.idempotency_key().map(str::to_owned))
+        Ok(slot(&mut self.calls, handle)?
+            .idempotency_key()
+            .map(str::to_owned))
     }
 
     /// May the next attempt go out? Returns its number (1 for the first),
