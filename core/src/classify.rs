@@ -29,6 +29,16 @@ pub enum Class {
 }
 
 impl Class {
+    /// Every class, in code order. Why: bindings pass a class across their
+    /// boundary as an index into this list (a number, not a string) and build
+    /// the index from it, so the list lives here once.
+    pub const ALL: [Class; 4] = [
+        Class::Success,
+        Class::Transient,
+        Class::Deterministic,
+        Class::Ambiguous,
+    ];
+
     /// The stable code.
     #[must_use]
     pub const fn code(self) -> &'static str {
@@ -419,13 +429,11 @@ mod tests {
         for k in NetworkErrorKind::ALL {
             assert_eq!(NetworkErrorKind::from_code(k.code()), Some(k));
         }
-        for c in [
-            Class::Success,
-            Class::Transient,
-            Class::Deterministic,
-            Class::Ambiguous,
-        ] {
+        for c in Class::ALL {
             assert_eq!(Class::from_code(c.code()), Some(c));
+        }
+        for code in ["success", "transient", "deterministic", "ambiguous"] {
+            assert!(Class::ALL.iter().any(|c| c.code() == code), "{code}");
         }
     }
 }

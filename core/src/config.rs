@@ -150,13 +150,7 @@ impl Config {
         D: serde::Deserializer<'de>,
         D::Error: std::fmt::Display,
     {
-        let config: Config = serde_path_to_error::deserialize(deserializer).map_err(|e| {
-            let path = e.path().to_string();
-            map_serde_error(
-                if path == "." { String::new() } else { path },
-                &e.inner().to_string(),
-            )
-        })?;
+        let config: Config = deserialize_part(deserializer)?;
         config.validate()?;
         Ok(config)
     }
@@ -218,6 +212,27 @@ impl Config {
         }
         Ok(())
     }
+}
+
+/// Deserializes one part of a config (a breaker, a retry budget, a backoff
+/// spec) from any serde data format, with the same error codes and field
+/// paths as [`Config::from_deserializer`]; it does not validate values.
+///
+/// Why: bindings that offer the parts as standalone components must report
+/// a malformed part exactly as they would inside a whole config.
+pub fn deserialize_part<'de, T, D>(deserializer: D) -> Result<T, ConfigError>
+where
+    T: Deserialize<'de>,
+    D: serde::Deserializer<'de>,
+    D::Error: std::fmt::Display,
+{
+    serde_path_to_error::deserialize(deserializer).map_err(|e| {
+        let path = e.path().to_string();
+        map_serde_error(
+            if path == "." { String::new() } else { path },
+            &e.inner().to_string(),
+        )
+    })
 }
 
 /// Turns a serde message into a stable code and a field path. serde's own
@@ -326,6 +341,24 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.classify.network.len(), 1);
+    }
+
+    #[test]
+    fn parts_report_shape_errors_like_a_whole_config() {
+        let value = serde_json::json!({"base_ms": "1s"});
+        let e = deserialize_part::<BackoffSpec, _>(value).unwrap_err();
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::WrongType, "base_ms")
+        );
+        let value = serde_json::json!({"bsae_ms": 1});
+        let e = deserialize_part::<BackoffSpec, _>(value).unwrap_err();
+        assert_eq!(
+            (e.code(), e.field()),
+            (ConfigErrorCode::UnknownField, "bsae_ms")
+        );
+        let spec: BackoffSpec = deserialize_part(serde_json::json!({"base_ms": 7})).unwrap();
+        assert_eq!(spec.base_ms, 7);
     }
 
     #[test]

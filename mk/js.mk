@@ -1,0 +1,30 @@
+# JavaScript / TypeScript: the stoic-wasm crate and the npm package.
+# Included by the root Makefile. Every install step skips what is present.
+
+JS_DIR := npm
+WASM_TARGET := wasm32-unknown-unknown
+
+TEST_SUITES += test-js
+LINT_SUITES += lint-js
+
+.PHONY: js-tools
+js-tools: ## JS suite prerequisites: wasm target, wasm-bindgen CLI, npm ci, Chromium
+	@scripts/js-tools.sh
+
+.PHONY: js-build
+js-build: js-tools ## Build the wasm module, its glue and the npm package into npm/dist
+	@scripts/js-build.sh
+
+.PHONY: test-js
+test-js: js-build ## Node, vector, HTTP, packed-package, browser (Chromium) and workerd suites
+	cd $(JS_DIR) && node --test --test-concurrency=1 test/
+
+.PHONY: lint-js
+lint-js: js-build ## tsc --noEmit over the runtime, the tests and the typed example; clippy for wasm32
+	cd $(JS_DIR) && node_modules/.bin/tsc --noEmit -p tsconfig.json
+	cd $(JS_DIR) && node_modules/.bin/tsc --noEmit -p tsconfig.examples.json
+	$(CARGO) clippy --locked -p stoic-wasm --target $(WASM_TARGET) -- -D warnings
+
+.PHONY: bench-js
+bench-js: js-build ## JS benchmarks (size, retry() overhead, decision cost) against cockatiel and p-retry
+	@scripts/js-bench.sh

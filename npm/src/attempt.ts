@@ -1,0 +1,71 @@
+/**
+ * What an attempt function receives: its number, its limits, and an
+ * `AbortSignal` that fires at the attempt's timeout or when the caller
+ * aborts. The signal (and its timer) is only made if the function reads it,
+ * so a function that ignores it costs nothing.
+ */
+
+export interface Attempt {
+  /** 1 for the first attempt. */
+  readonly attempt: number;
+  /** This attempt's timeout: `min(read timeout, time left)`; null if unbounded. */
+  readonly timeoutMs: number | null;
+  /** The call's idempotency key, the same on every attempt. */
+  readonly idempotencyKey: string | null;
+  /** Aborts at the attempt's timeout (reason: a `TimeoutError`) or with the caller's signal. */
+  readonly signal: AbortSignal;
+}
+
+/** @internal */
+export class AttemptContext implements Attempt {
+  readonly attempt: number;
+  readonly #timeoutMs: number;
+  readonly idempotencyKey: string | null;
+  readonly #outer: AbortSignal | undefined;
+  #controller: AbortController | undefined;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #unlink: (() => void) | undefined;
+  /** Whether this attempt's own timeout fired. */
+  timedOut = false;
+
+  constructor(attempt: number, timeoutMs: number, key: string | null, outer?: AbortSignal) {
+    this.attempt = attempt;
+    this.#timeoutMs = timeoutMs;
+    this.idempotencyKey = key;
+    this.#outer = outer;
+  }
+
+  get timeoutMs(): number | null {
+    return this.#timeoutMs < 0 ? null : this.#timeoutMs;
+  }
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      const controller = new AbortController();
+      this.#controller = controller;
+      if (this.#timeoutMs >= 0) {
+        this.#timer = setTimeout(() => {
+          this.timedOut = true;
+          controller.abort(new DOMException('the attempt timed out', 'TimeoutError'));
+        }, this.#timeoutMs);
+      }
+      const outer = this.#outer;
+      if (outer !== undefined) {
+        if (outer.aborted) {
+          controller.abort(outer.reason);
+        } else {
+          const onAbort = () => controller.abort(outer.reason);
+          outer.addEventListener('abort', onAbort, { once: true });
+          this.#unlink = () => outer.removeEventListener('abort', onAbort);
+        }
+      }
+    }
+    return this.#controller.signal;
+  }
+
+  /** Stops the timer and unlinks the caller's signal. */
+  done(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#unlink?.();
+  }
+}

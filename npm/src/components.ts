@@ -1,0 +1,214 @@
+/**
+ * The core's parts, standalone: a circuit breaker, a retry budget, the
+ * metrics record and log records, for hosts that want one piece without a
+ * whole policy. Times are the host's monotonic milliseconds.
+ */
+import * as core from './core.js';
+import type {
+  AlertConfig,
+  AlertLevel,
+  AlertRule,
+  BreakerConfig,
+  BreakerState,
+  BreakerStateCode,
+  BreakerTransition,
+  BudgetKind,
+  BudgetStatus,
+  LogOutcome,
+  LogRecord,
+  MetricsSnapshot,
+  RetryBudgetConfig,
+} from './types.js';
+
+/** Permission to make one call; hand it back once. */
+export interface Permit {
+  generation: number;
+  probe: boolean;
+}
+
+export type Admit =
+  | { admitted: true; permit: Permit }
+  | { admitted: false; reason: 'circuit_open' | 'half_open_full'; retryAt: number | null };
+
+export class CircuitBreaker {
+  readonly #inner: core.CoreBreaker;
+
+  constructor(config: BreakerConfig = {}, snapshot?: string) {
+    this.#inner = snapshot === undefined ? new core.CoreBreaker(config) : core.CoreBreaker.fromSnapshot(snapshot);
+  }
+
+  /** A breaker restored from `snapshot()` text. */
+  static fromSnapshot(snapshot: string): CircuitBreaker {
+    return new CircuitBreaker({}, snapshot);
+  }
+
+  snapshot(): string {
+    return this.#inner.snapshot();
+  }
+
+  tryAcquire(now: number): Admit {
+    return this.#inner.tryAcquire(now) as Admit;
+  }
+
+  /** Returns whether the outcome counted (a permit from an older state does not). */
+  onSuccess(now: number, permit: Permit, durationMs = 0): boolean {
+    return this.#inner.onSuccess(now, permit, durationMs);
+  }
+
+  onFailure(now: number, permit: Permit, durationMs = 0): boolean {
+    return this.#inner.onFailure(now, permit, durationMs);
+  }
+
+  /** Returns a permit without an outcome. */
+  release(permit: Permit): boolean {
+    return this.#inner.release(permit);
+  }
+
+  stateAt(now: number): BreakerStateCode {
+    return this.#inner.stateAt(now) as BreakerStateCode;
+  }
+
+  state(): BreakerState {
+    return this.#inner.state() as BreakerState;
+  }
+
+  windowCounts(now: number): { calls: number; failures: number; slow: number } | null {
+    return this.#inner.windowCounts(now) as { calls: number; failures: number; slow: number } | null;
+  }
+
+  nextTimeout(): number | null {
+    const at = this.#inner.nextTimeout();
+    return at < 0 ? null : at;
+  }
+
+  pollTransition(): BreakerTransition | undefined {
+    return this.#inner.pollTransition() as BreakerTransition | undefined;
+  }
+}
+
+export type RetryCost = 'normal' | 'timeout' | 'throttling';
+export interface RetryTicket {
+  tokenCost: number | null;
+}
+export type BudgetAnswer = { allowed: true; ticket: RetryTicket } | { allowed: false; refusedBy: BudgetKind };
+export interface BudgetEvent {
+  kind: 'budget_exhausted';
+  budget: BudgetKind;
+  at: number;
+}
+
+export class RetryBudget {
+  readonly #inner: core.CoreBudget;
+
+  constructor(config: RetryBudgetConfig = {}) {
+    this.#inner = new core.CoreBudget(config);
+  }
+
+  reconfigure(config: RetryBudgetConfig): void {
+    this.#inner.reconfigure(config);
+  }
+
+  onFirstAttempt(now: number): void {
+    this.#inner.onFirstAttempt(now);
+  }
+
+  tryRetry(now: number, cost: RetryCost = 'normal'): BudgetAnswer {
+    return this.#inner.tryRetry(now, cost) as BudgetAnswer;
+  }
+
+  onAttemptSuccess(now: number, ticket: RetryTicket | null = null): void {
+    this.#inner.onAttemptSuccess(now, ticket);
+  }
+
+  onAttemptFailure(now: number): void {
+    this.#inner.onAttemptFailure(now);
+  }
+
+  status(now: number): BudgetStatus {
+    return this.#inner.status(now) as BudgetStatus;
+  }
+
+  pollEvent(): BudgetEvent | undefined {
+    return this.#inner.pollEvent() as BudgetEvent | undefined;
+  }
+}
+
+export interface AlertEvent {
+  kind: 'alert_changed';
+  rule: AlertRule;
+  from: AlertLevel;
+  to: AlertLevel;
+  value: number;
+  threshold: number;
+  at: number;
+}
+
+export class Metrics {
+  readonly #inner: core.CoreMetrics;
+
+  constructor(alerts: AlertConfig = {}) {
+    this.#inner = new core.CoreMetrics(alerts);
+  }
+
+  onAttempt(now: number, isRetry: boolean): void {
+    this.#inner.onAttempt(now, isRetry);
+  }
+
+  onRetryScheduled(now: number): void {
+    this.#inner.onRetryScheduled(now);
+  }
+
+  onCallFinished(now: number, summary: { retries: number; outcome: 'success' | 'exhausted' | 'gave_up'; durationMs: number }): void {
+    this.#inner.onCallFinished(now, summary.retries, summary.outcome, summary.durationMs);
+  }
+
+  /** Sets the breaker gauge; false for an unknown state code. */
+  setBreakerState(state: string): boolean {
+    return this.#inner.setBreakerState(state);
+  }
+
+  evaluate(now: number): void {
+    this.#inner.evaluate(now);
+  }
+
+  pollEvent(): AlertEvent | undefined {
+    return this.#inner.pollEvent() as AlertEvent | undefined;
+  }
+
+  snapshot(): MetricsSnapshot {
+    return this.#inner.snapshot() as MetricsSnapshot;
+  }
+}
+
+/** Two metrics snapshots merged: counters add, the newer gauge wins. */
+export function mergeMetrics(a: MetricsSnapshot, b: MetricsSnapshot): MetricsSnapshot {
+  return core.mergeMetrics(a, b) as MetricsSnapshot;
+}
+
+export interface LogRecordInput {
+  wallNowMs: number;
+  operation: string;
+  attempt: number;
+  maxAttempts: number;
+  delayMs: number;
+  error: { code: string; message: string } | null;
+  strategy: string;
+  outcome: LogOutcome;
+  totalDurationMs: number;
+}
+
+/** A log record in the core's format (for hosts writing their own). */
+export function logRecord(input: LogRecordInput): LogRecord {
+  return core.logRecord(
+    input.wallNowMs,
+    input.operation,
+    input.attempt,
+    input.maxAttempts,
+    input.delayMs,
+    input.error?.code,
+    input.error?.message,
+    input.strategy,
+    input.outcome,
+    input.totalDurationMs,
+  ) as LogRecord;
+}

@@ -1,0 +1,55 @@
+/**
+ * Errors. The wasm module throws real `Error` objects with `name`, `code`
+ * and `field`: `TypeError` for a config of the wrong shape, `ConfigError`
+ * for a value the core rejects, `InputError` for data a pure helper
+ * rejects. `ConfigError` and `InputError` below make `instanceof` work on
+ * them (they test the name). `RetryError` is what a call that gave up throws.
+ */
+import type { GiveUp, GiveUpFields, StopReason } from './types.js';
+
+function named(name: string) {
+  return (value: unknown): boolean => value instanceof Error && value.name === name;
+}
+
+/** A config value the core rejected; `field` names it as you spelled it. */
+export class ConfigError extends Error {
+  declare readonly code: string;
+  declare readonly field: string;
+  static override [Symbol.hasInstance] = named('ConfigError');
+}
+
+/** Data a pure helper rejected (`duplicate_key`, `lone_surrogate`, ...). */
+export class InputError extends Error {
+  declare readonly code: string;
+  static override [Symbol.hasInstance] = named('InputError');
+}
+
+/**
+ * The call gave up: carries the core's decision (reason code, attempts,
+ * observation). `cause` is the last error thrown by the attempt, if any;
+ * `response` the last HTTP response, if the attempt returned one.
+ */
+export class RetryError extends Error {
+  override readonly name = 'RetryError';
+  /** The stop reason, as a stable code. */
+  readonly code: StopReason;
+  readonly reason: StopReason;
+  readonly attempts: number;
+  readonly totalMs: number;
+  readonly observation: string;
+  /** The full decision. */
+  readonly decision: GiveUp;
+  readonly response: Response | undefined;
+
+  constructor(decision: GiveUp | (GiveUpFields & { kind: string }), cause?: unknown, response?: Response) {
+    super(decision.observation, cause === undefined ? undefined : { cause });
+    const giveUp: GiveUp = { ...decision, kind: 'give_up' };
+    this.code = giveUp.reason;
+    this.reason = giveUp.reason;
+    this.attempts = giveUp.attempts;
+    this.totalMs = giveUp.totalMs;
+    this.observation = giveUp.observation;
+    this.decision = giveUp;
+    this.response = response;
+  }
+}

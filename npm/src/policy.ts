@@ -1,0 +1,261 @@
+/**
+ * `Policy`: a validated config and the state calls share (a circuit
+ * breaker, retry budgets and metrics per scope). Build one per service
+ * family and reuse it; `retry()` and `createFetch()` take it as an option.
+ */
+import { classIndexOf, networkIndex } from './codes.js';
+import { CorePolicy, isIdempotentMethod } from './core.js';
+import { monotonicNow, wallNow } from './clock.js';
+import { packHeaders } from './headers.js';
+import { TextArea } from './text.js';
+import type {
+  Admission,
+  BreakerStateCode,
+  BudgetStatus,
+  Config,
+  Decision,
+  GiveUp,
+  MetricsSnapshot,
+  Outcome,
+  ResolvedConfig,
+  RestoreReport,
+  StoicEvent,
+} from './types.js';
+
+/** Host-side options, beside the engine's config. */
+export interface HostOptions {
+  /** Monotonic milliseconds (default: `performance.timeOrigin + performance.now()`). */
+  now?: () => number;
+  /** Unix milliseconds, for HTTP-date hints and log timestamps (default `Date.now`). */
+  wallNow?: () => number;
+  /** Receives every event (breaker transitions, budget refusals, alerts, log records). */
+  onEvent?: (event: StoicEvent) => void;
+}
+
+export type PolicyOptions = Config & HostOptions;
+
+/** What a call is, when it starts. */
+export interface CallSpec {
+  /** A name for records and logs. */
+  operation?: string;
+  /** The service: calls in one scope share a breaker, a budget and metrics. */
+  scope?: string;
+  /** The HTTP method; the core decides from it whether the call is idempotent. */
+  method?: string;
+  /** Overrides the method's idempotency (true for any operation safe to repeat). */
+  idempotent?: boolean;
+  /** A key carried by every attempt; makes ambiguous failures safe to retry. */
+  idempotencyKey?: string;
+}
+
+const finalizer =
+  typeof FinalizationRegistry === 'function'
+    ? new FinalizationRegistry<{ core: CorePolicy; handle: number }>(({ core, handle }) => core.close(handle))
+    : undefined;
+
+export class Policy {
+  /** @internal */
+  readonly core: CorePolicy;
+  readonly now: () => number;
+  readonly wallNow: () => number;
+  /** @internal */
+  readonly onEvent: ((event: StoicEvent) => void) | undefined;
+  /** @internal */
+  readonly text: TextArea;
+
+  constructor(options: PolicyOptions = {}) {
+    const { now, wallNow: wall, onEvent, ...config } = options;
+    this.core = new CorePolicy(config);
+    this.text = new TextArea(this.core);
+    this.now = now ?? monotonicNow;
+    this.wallNow = wall ?? wallNow;
+    this.onEvent = onEvent;
+    this.core.setWallClock(this.now(), this.wallNow());
+  }
+
+  /** Pairs a monotonic reading with Unix ms, for log timestamps (done at construction). */
+  setWallClock(now: number, wallMs: number): void {
+    this.core.setWallClock(now, wallMs);
+  }
+
+  /** The effective config, every default filled in. */
+  config(): ResolvedConfig {
+    return this.core.config() as ResolvedConfig;
+  }
+
+  /** Starts a call (the low-level loop; `retry()` and `createFetch()` do this for you). */
+  start(spec: CallSpec = {}, now: number = this.now()): Call {
+    let idempotent = spec.idempotent;
+    if (idempotent === undefined) {
+      idempotent = spec.method === undefined ? false : isIdempotentMethod(spec.method);
+    }
+    return new Call(this, startNamed(this, now, spec.operation ?? 'call', spec.scope ?? '', idempotent, spec.idempotencyKey));
+  }
+
+  /** From now on no attempt is admitted and no retry scheduled. */
+  drain(): void {
+    this.core.drain();
+  }
+
+  isDraining(): boolean {
+    return this.core.isDraining();
+  }
+
+  /** Drains queued events, oldest first. */
+  *events(): Generator<StoicEvent> {
+    for (let e = this.core.pollEvent(); e !== undefined; e = this.core.pollEvent()) {
+      yield e as StoicEvent;
+    }
+  }
+
+  /** @internal Hands queued events to `onEvent`, if set. */
+  flush(): void {
+    if (this.onEvent === undefined) return;
+    for (let e = this.core.pollEvent(); e !== undefined; e = this.core.pollEvent()) {
+      this.onEvent(e as StoicEvent);
+    }
+  }
+
+  /** The breaker state of a scope (`"default"` when omitted), or null. */
+  breakerState(scope = ''): BreakerStateCode | null {
+    return (this.core.breakerState(scope) as BreakerStateCode | undefined) ?? null;
+  }
+
+  /** The retry budgets of a scope, or null for a scope not used yet. */
+  budgetStatus(scope = '', now: number = this.now()): BudgetStatus | null {
+    return this.core.budgetStatus(now, scope) as BudgetStatus | null;
+  }
+
+  /** Metrics by scope name. */
+  metrics(): Record<string, MetricsSnapshot> {
+    return this.core.metrics() as Record<string, MetricsSnapshot>;
+  }
+
+  /** Metrics of all scopes added together. */
+  metricsTotal(): MetricsSnapshot {
+    return this.core.metricsTotal() as MetricsSnapshot;
+  }
+
+  /** When shared state next changes by itself (an open breaker's end), or null. */
+  nextTimeout(): number | null {
+    const at = this.core.nextTimeout();
+    return at < 0 ? null : at;
+  }
+
+  /**
+   * The shared state (breakers, budgets, metrics of every scope) as
+   * versioned JSON text, for storage between invocations (an edge worker's
+   * KV or Durable Object storage). The text is the same in every language.
+   */
+  snapshot(): string {
+    return this.core.snapshot();
+  }
+
+  /** Restores `snapshot()` text; parts saved under another config start fresh. */
+  restore(snapshot: string): RestoreReport {
+    return this.core.restore(snapshot) as RestoreReport;
+  }
+}
+
+/**
+ * One logical operation, for hosts that drive the loop themselves:
+ * `beforeAttempt()`, send, `onOutcome()`, sleep `delayMs` on `retry`.
+ * `close()` frees it (a finalizer does it for calls left open).
+ */
+export class Call {
+  readonly #policy: Policy;
+  #handle: number;
+
+  /** @internal */
+  constructor(policy: Policy, handle: number) {
+    this.#policy = policy;
+    this.#handle = handle;
+    finalizer?.register(this, { core: policy.core, handle }, this);
+  }
+
+  #live(): number {
+    if (this.#handle < 0) throw new TypeError('this call is closed');
+    return this.#handle;
+  }
+
+  /** The call's idempotency key, the same on every attempt. */
+  get idempotencyKey(): string | null {
+    return this.#policy.core.callKey(this.#live()) ?? null;
+  }
+
+  /** May the next attempt go out, and under which limits? */
+  beforeAttempt(now: number = this.#policy.now()): Admission {
+    const core = this.#policy.core;
+    core.beforeAttempt(this.#live(), now);
+    this.#policy.flush();
+    return core.admission() as Admission;
+  }
+
+  /** What to do after an attempt ended with `outcome`. */
+  onOutcome(outcome: Outcome, now: number = this.#policy.now()): Decision {
+    report(this.#policy, this.#live(), outcome, now);
+    this.#policy.flush();
+    return this.#policy.core.decision() as Decision;
+  }
+
+  /** The caller gave up: ends the call with `cancelled`. */
+  cancel(now: number = this.#policy.now()): GiveUp {
+    const giveUp = this.#policy.core.cancel(this.#live(), now) as GiveUp;
+    this.#policy.flush();
+    return giveUp;
+  }
+
+  /** Frees the call. Closing twice is harmless. */
+  close(): void {
+    if (this.#handle < 0) return;
+    finalizer?.unregister(this);
+    this.#policy.core.close(this.#handle);
+    this.#handle = -1;
+  }
+}
+
+/**
+ * Reports an outcome for call `handle`; returns the decision kind
+ * (0 done, 1 retry, 2 give up).
+ * @internal
+ */
+export function report(policy: Policy, handle: number, outcome: Outcome, now: number): number {
+  const core = policy.core;
+  switch (outcome.kind) {
+    case 'success':
+      return core.onSuccess(handle, now);
+    case 'status': {
+      const text = policy.text.write(packHeaders(outcome.headers), outcome.detail);
+      const wall = outcome.wallNowMs === null ? -1 : (outcome.wallNowMs ?? policy.wallNow());
+      return core.onStatus(handle, now, outcome.status, wall, text.a, text.b);
+    }
+    case 'network': {
+      const index = networkIndex(outcome.network);
+      if (index < 0) throw new TypeError(`unknown network error kind: ${outcome.network}`);
+      return core.onNetwork(handle, now, index, policy.text.write(outcome.detail).a);
+    }
+    case 'rejected': {
+      const index = classIndexOf(outcome.class);
+      if (index < 0) throw new TypeError(`unknown class: ${outcome.class}`);
+      return core.onRejected(handle, now, index, policy.text.write(outcome.detail).a);
+    }
+    default:
+      throw new TypeError(`unknown outcome kind: ${(outcome as { kind: unknown }).kind}`);
+  }
+}
+
+/**
+ * Starts a named call (operation, scope and key cross through the text area).
+ * @internal
+ */
+export function startNamed(
+  policy: Policy,
+  now: number,
+  operation: string,
+  scope: string,
+  idempotent: boolean,
+  key: string | undefined,
+): number {
+  const text = policy.text.write(operation, scope, key);
+  return policy.core.startNamed(now, text.a, text.b, idempotent, text.c);
+}

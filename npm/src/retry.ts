@@ -1,0 +1,158 @@
+/**
+ * `retry(fn, options)`: calls `fn` until it succeeds or the engine gives up.
+ * The runtime only sleeps, calls and translates: whether to retry, how long
+ * to wait, the deadline, the breaker and the budget are the core's.
+ */
+import { AttemptContext, type Attempt } from './attempt.js';
+import { sleep as defaultSleep } from './clock.js';
+import { outcomeOfError } from './classify.js';
+import { RetryError } from './errors.js';
+import { Policy, report, startNamed } from './policy.js';
+import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
+
+export interface RetryOptions<T> {
+  /** Shared state and config (default: one shared policy with the core's defaults). */
+  policy?: Policy;
+  /** A name for records and logs. */
+  operation?: string;
+  /** The service: calls in one scope share a breaker, a budget and metrics. */
+  scope?: string;
+  /** Whether repeating `fn` is harmless (default true: you asked for retries). */
+  idempotent?: boolean;
+  /** A key every attempt carries (`attempt.idempotencyKey`). */
+  idempotencyKey?: string;
+  /** Aborting stops the retries: the call is cancelled and `retry` rejects with the reason. */
+  signal?: AbortSignal;
+  /** Monotonic ms (default: the policy's clock). */
+  now?: () => number;
+  /** How to wait (default: `setTimeout`); tests inject their own. */
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Maps a thrown error to an outcome; `undefined` uses the default mapping. */
+  classify?: (error: unknown) => Outcome | undefined;
+  /** Inspects a returned value; a `Rejection` makes it a failure of that class. */
+  validate?: (value: T) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
+  /** Called before each wait with the decision. */
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface RetryInfo {
+  decision: Retry;
+  /** The error the attempt threw, if it threw. */
+  error: unknown;
+}
+
+let shared: Policy | undefined;
+
+/** The policy `retry()` and `createFetch()` use when given none. */
+export function defaultPolicy(): Policy {
+  shared ??= new Policy();
+  return shared;
+}
+
+function isResponse(value: unknown): value is Response {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Response).status === 'number' &&
+    typeof (value as Response).headers?.get === 'function'
+  );
+}
+
+function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
+  return typeof (value as PromiseLike<V> | null)?.then === 'function';
+}
+
+export async function retry<T>(
+  fn: (attempt: Attempt) => T | PromiseLike<T>,
+  options: RetryOptions<Awaited<T>> = {},
+): Promise<Awaited<T>> {
+  const policy = options.policy ?? defaultPolicy();
+  const core = policy.core;
+  const now = options.now ?? policy.now;
+  const signal = options.signal;
+  signal?.throwIfAborted();
+  const idempotent = options.idempotent ?? true;
+  const named =
+    options.operation !== undefined || options.scope !== undefined || options.idempotencyKey !== undefined;
+  // One clock reading serves the start and the first admission.
+  let t = now();
+  const handle = named
+    ? startNamed(policy, t, options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
+    : core.start(t, idempotent);
+  const key = options.idempotencyKey ?? null;
+  let error: unknown;
+  let response: Response | undefined;
+  try {
+    for (;;) {
+      const attempt = core.beforeAttempt(handle, t);
+      if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
+      const context = new AttemptContext(attempt, core.planTimeoutMs(), key, signal);
+      let kind: number;
+      let value: Awaited<T> | undefined;
+      try {
+        value = await fn(context);
+        error = undefined;
+        response = undefined;
+        kind =
+          options.validate === undefined && !isResponse(value)
+            ? core.onSuccess(handle, now())
+            : await judge(policy, handle, value, options, now);
+        if (isResponse(value)) response = value;
+      } catch (thrown) {
+        if (signal?.aborted) {
+          core.cancel(handle, now());
+          throw signal.reason;
+        }
+        error = thrown;
+        response = undefined;
+        const outcome = options.classify?.(thrown) ?? errorOutcome(thrown, context);
+        kind = report(policy, handle, outcome, now());
+      } finally {
+        context.done();
+      }
+      if (kind === 0) return value as Awaited<T>;
+      if (kind === 2) throw new RetryError(core.decision() as GiveUp, error, response);
+      if (options.onRetry !== undefined) {
+        options.onRetry({ decision: core.decision() as Retry, error });
+      }
+      if (response?.body) await response.body.cancel().catch(() => undefined);
+      policy.flush();
+      try {
+        await (options.sleep ?? defaultSleep)(core.delayMs(), signal);
+      } catch (reason) {
+        if (signal?.aborted) core.cancel(handle, now());
+        throw reason;
+      }
+      t = now();
+    }
+  } finally {
+    core.close(handle);
+    policy.flush();
+  }
+}
+
+function errorOutcome(thrown: unknown, context: AttemptContext): Outcome {
+  if (context.timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
+  return outcomeOfError(thrown);
+}
+
+/** Reports a returned value: a validator's rejection, a response's status, or success. */
+async function judge<T>(
+  policy: Policy,
+  handle: number,
+  value: T,
+  options: RetryOptions<T>,
+  now: () => number,
+): Promise<number> {
+  if (options.validate !== undefined) {
+    const verdict = options.validate(value);
+    const rejection = isThenable(verdict) ? await verdict : verdict;
+    if (rejection) {
+      return report(policy, handle, { kind: 'rejected', class: rejection.class, detail: rejection.detail }, now());
+    }
+  }
+  if (isResponse(value)) {
+    return report(policy, handle, { kind: 'status', status: value.status, headers: value.headers }, now());
+  }
+  return policy.core.onSuccess(handle, now());
+}

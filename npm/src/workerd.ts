@@ -1,0 +1,11 @@
+/**
+ * Edge entry point (Cloudflare Workers / workerd): imports the module as a
+ * compiled `WebAssembly.Module` (workers may not compile code at run time),
+ * then exports the API.
+ */
+import wasm from './wasm/stoic_wasm_bg.wasm';
+import { initSync } from './core.js';
+
+initSync({ module: wasm });
+
+export * from './index.js';

@@ -1,0 +1,71 @@
+// In a real browser: headless Chromium loads a page served on 127.0.0.1
+// that imports the package (an import map names it `stoic`) and runs a
+// retry scenario against the same server; the test reads the page's result.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { findChromium, HOW_TO_ENABLE, launch } from '../testlib/chromium.js';
+import { startServer } from '../testlib/server.js';
+import { serveFolder } from '../testlib/static.js';
+
+const PAGE = `<!doctype html>
+<meta charset="utf-8">
+<script type="importmap">{ "imports": { "stoic": "/pkg/dist/browser.js" } }</script>
+<script type="module">
+import { createFetch, Policy, RetryError } from 'stoic';
+const seen = [];
+const policy = new Policy({ backoff: { strategy: 'constant', baseMs: 5, capMs: 5 } });
+const fetchWithRetries = createFetch({ policy, onRetry: ({ decision }) => seen.push([decision.matched, decision.delayMs]) });
+try {
+  const response = await fetchWithRetries('/flaky', { method: 'POST', body: 'order' });
+  let gaveUp = null;
+  try { await fetchWithRetries('/gone'); } catch (e) { gaveUp = { name: e.name, isRetryError: e instanceof RetryError, code: e.code }; }
+  window.__result = { status: response.status, body: await response.text(), seen, gaveUp, userAgent: navigator.userAgent };
+} catch (e) {
+  window.__result = { error: String(e), stack: e.stack };
+}
+</script>`;
+
+const chromiumPath = findChromium();
+const mustRun = process.getuid?.() === 0 || process.env.CI === 'true';
+let server;
+
+before(async () => {
+  server = await startServer({
+    '/': [{ headers: { 'content-type': 'text/html' }, body: PAGE }],
+    '/pkg/*': [serveFolder(fileURLToPath(new URL('..', import.meta.url)), '/pkg/')],
+    '/flaky': [{ status: 503 }, { status: 429, headers: { 'retry-after': '0' } }, { body: 'accepted' }],
+    '/gone': [{ status: 410, body: 'gone for good' }],
+  });
+});
+
+after(() => server?.close());
+
+test('Chromium imports the package and runs a retry scenario', { skip: !chromiumPath && !mustRun && HOW_TO_ENABLE }, async () => {
+  assert.ok(chromiumPath, HOW_TO_ENABLE);
+  const browser = await launch(chromiumPath);
+  try {
+    const page = await browser.context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.goto(server.url('/'));
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 20_000 });
+    const result = await page.evaluate(() => window.__result);
+    assert.deepEqual(errors, []);
+    assert.equal(result.error, undefined, result.stack);
+    assert.match(result.userAgent, /Chrome/);
+    assert.equal(result.status, 200);
+    assert.equal(result.body, 'accepted');
+    assert.deepEqual(result.seen, [
+      ['status_503', 5],
+      ['status_429', 0],
+    ]);
+    assert.deepEqual(result.gaveUp, { name: 'RetryError', isRetryError: true, code: 'not_retryable' });
+    const posts = server.requests.filter((r) => r.path === '/flaky');
+    assert.equal(posts.length, 3);
+    assert.equal(new Set(posts.map((r) => r.headers['idempotency-key'])).size, 1);
+    assert.ok(posts[0].headers['idempotency-key']);
+  } finally {
+    await browser.close();
+  }
+});

@@ -1,0 +1,69 @@
+// The packed package works: `npm pack`, install the tarball into a fresh
+// project (no registry needed: the package has no dependencies), import it
+// from ESM and from CommonJS, run a call, and type-check a consumer.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const pkg = fileURLToPath(new URL('..', import.meta.url));
+
+const consumer = `
+let n = 0;
+const value = await stoic.retry(() => (++n < 2 ? Promise.reject(new Error('flaky')) : 'ok'), {
+  policy: new stoic.Policy({ backoff: { strategy: 'constant', baseMs: 1, capMs: 1 } }),
+});
+console.log(JSON.stringify({ value, attempts: n, key: stoic.idempotencyKey('run', 'step', { a: 1 }) }));
+`;
+
+test('npm pack, install the tarball, import from ESM and CJS, type-check a consumer', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'stoic-pack-'));
+  try {
+    execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], { cwd: pkg, stdio: 'pipe' });
+    const tarball = readdirSync(dir).find((f) => f.endsWith('.tgz'));
+    assert.ok(tarball, 'npm pack wrote no tarball');
+    const listing = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' });
+    assert.match(listing, /package\/dist\/wasm\/stoic_wasm_bg\.wasm/);
+    assert.doesNotMatch(listing, /package\/(src|test|node_modules)\//);
+
+    const project = join(dir, 'project');
+    execFileSync('mkdir', ['-p', project]);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true }));
+    execFileSync(
+      'npm',
+      ['install', '--silent', '--offline', '--ignore-scripts', '--no-audit', '--no-fund', join(dir, tarball)],
+      { cwd: project, stdio: 'pipe' },
+    );
+    writeFileSync(join(project, 'esm.mjs'), `import * as stoic from 'stoic';\n${consumer}`);
+    writeFileSync(join(project, 'cjs.cjs'), `const stoic = require('stoic');\n(async () => {${consumer}})();`);
+    const expected = { value: 'ok', attempts: 2, key: 'run:step:015abd7f5cc57a2d' };
+    for (const file of ['esm.mjs', 'cjs.cjs']) {
+      const out = execFileSync(process.execPath, [file], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+      assert.deepEqual(JSON.parse(out.trim().split('\n').at(-1)), expected, file);
+    }
+
+    writeFileSync(
+      join(project, 'typed.ts'),
+      `import { retry, createFetch, Policy, type Decision } from 'stoic';
+const policy = new Policy({ maxAttempts: 3, timeouts: { totalMs: 10_000 } });
+const fetchWithRetries = createFetch({ policy });
+const d: Decision = policy.start({ method: 'GET' }).onOutcome({ kind: 'status', status: 503 });
+const delay: number = d.kind === 'retry' ? d.delayMs : 0;
+export const run = () => retry(async () => (await fetchWithRetries('http://127.0.0.1:1/')).status + delay, { policy });
+`,
+    );
+    writeFileSync(
+      join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, lib: ['es2022', 'dom'], types: [] },
+        files: ['typed.ts'],
+      }),
+    );
+    execFileSync(process.execPath, [join(pkg, 'node_modules/typescript/bin/tsc'), '-p', project], { stdio: 'pipe' });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

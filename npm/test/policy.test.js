@@ -1,0 +1,160 @@
+// Policy construction, errors, shared state across instances, events.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { canonicalJson, ConfigError, outcomeOfError, Policy, retry } from '../dist/node.js';
+
+function thrown(body) {
+  try {
+    body();
+  } catch (e) {
+    return e;
+  }
+  assert.fail('expected a throw');
+}
+
+test('a rejected value is a ConfigError naming the field as the caller spelled it', () => {
+  const camel = thrown(() => new Policy({ maxAttempts: 0 }));
+  assert.ok(camel instanceof Error && camel instanceof ConfigError);
+  assert.equal(camel.name, 'ConfigError');
+  assert.deepEqual([camel.code, camel.field], ['out_of_range', 'maxAttempts']);
+  const snake = thrown(() => new Policy({ max_attempts: 0 }));
+  assert.deepEqual([snake.code, snake.field], ['out_of_range', 'max_attempts']);
+  const nested = thrown(() => new Policy({ backoff: { baseMs: 5000, capMs: 10 } }));
+  assert.deepEqual([nested.code, nested.field], ['inconsistent', 'backoff.capMs']);
+  const typo = thrown(() => new Policy({ timeouts: { raedMs: 5 } }));
+  assert.deepEqual([typo.code, typo.field], ['unknown_field', 'timeouts.raedMs']);
+  assert.match(typo.message, /readMs/);
+  assert.doesNotMatch(typo.message, /line \d+ column/);
+});
+
+test('a config of the wrong shape is a TypeError with code and field', () => {
+  const wrong = thrown(() => new Policy({ timeouts: { readMs: '30s' } }));
+  assert.ok(wrong instanceof TypeError);
+  assert.deepEqual([wrong.code, wrong.field], ['wrong_type', 'timeouts.readMs']);
+  const nan = thrown(() => new Policy({ maxAttempts: NaN }));
+  assert.ok(nan instanceof TypeError);
+  assert.equal(nan.field, 'maxAttempts');
+  const twice = thrown(() => new Policy({ maxAttempts: 2, max_attempts: 3 }));
+  assert.ok(twice instanceof TypeError);
+  assert.ok(!(twice instanceof ConfigError));
+  const fn = thrown(() => new Policy({ seed: () => 1 }));
+  assert.ok(fn instanceof TypeError);
+});
+
+test('undefined members mean absent; the seed is random unless given, and exact as a BigInt', () => {
+  const a = new Policy({ seed: undefined, maxAttempts: undefined });
+  assert.equal(a.config().maxAttempts, 5);
+  assert.equal(typeof a.config().seed, 'bigint');
+  assert.notEqual(a.config().seed, new Policy().config().seed);
+  const big = 18446744073709551615n;
+  assert.equal(new Policy({ seed: big }).config().seed, big);
+  assert.equal(new Policy({ seed: 7 }).config().seed, 7n);
+});
+
+test('snapshot() and restore() carry breakers and budgets into a new instance', async () => {
+  const config = { seed: 1, maxAttempts: 1, budget: { ratio: null } };
+  let t = 1_000;
+  const first = new Policy({ ...config, now: () => t });
+  for (let i = 0; i < 5; i++) {
+    await retry(() => Promise.reject(new Error('down')), { policy: first, scope: 'api' }).catch(() => {});
+  }
+  assert.equal(first.breakerState('api'), 'open');
+  const text = first.snapshot();
+  assert.equal(typeof JSON.parse(text).version, 'number');
+  t += 10;
+  const second = new Policy({ ...config, now: () => t });
+  assert.equal(second.breakerState('api'), null);
+  assert.deepEqual(second.restore(text), { restored: 1, reset: [] });
+  const error = await retry(() => 'never', { policy: second, scope: 'api' }).catch((e) => e);
+  assert.equal(error.code, 'circuit_open');
+  assert.ok(error.decision.retryAt > t);
+  assert.ok(second.nextTimeout() > t);
+  const bad = thrown(() => second.restore('{"version": 99, "latest": 0, "scopes": {}}'));
+  assert.equal(bad.code, 'unsupported_version');
+});
+
+test('log records reach onEvent as objects with a one-line JSON form', async () => {
+  const events = [];
+  const policy = new Policy({
+    seed: 1,
+    logRecords: true,
+    backoff: { strategy: 'constant', baseMs: 5, capMs: 5 },
+    onEvent: (e) => events.push(e),
+    wallNow: () => Date.UTC(2026, 0, 2, 3, 4, 5, 6),
+  });
+  let n = 0;
+  await retry(() => (++n < 2 ? Promise.reject(new Error('x')) : 'ok'), { policy, operation: 'sync', sleep: async () => {} });
+  const logs = events.filter((e) => e.kind === 'log');
+  assert.deepEqual(
+    logs.map((e) => e.record.outcome),
+    ['retry', 'success'],
+  );
+  const record = logs[0].record;
+  assert.equal(record.operation, 'sync');
+  assert.equal(record.delayMs, 5);
+  assert.equal(record.timestamp.slice(0, 11), '2026-01-02T');
+  assert.deepEqual(Object.keys(JSON.parse(record.line)), [
+    'timestamp',
+    'operation',
+    'attempt',
+    'delay_ms',
+    'error',
+    'strategy',
+    'outcome',
+    'total_duration_ms',
+  ]);
+  assert.match(record.text, /outcome=retry/);
+  assert.equal(policy.metrics().default.callsTotal, 1);
+});
+
+test('thrown errors translate to the outcomes the core classifies', () => {
+  const cases = [
+    [Object.assign(new Error('x'), { code: 'ECONNREFUSED' }), 'network', 'connect_refused'],
+    [new TypeError('fetch failed', { cause: Object.assign(new Error('r'), { code: 'ECONNRESET' }) }), 'network', 'unknown'],
+    [new TypeError('fetch failed', { cause: { code: 'UND_ERR_HEADERS_TIMEOUT' } }), 'network', 'read_timeout'],
+    [new TypeError('Failed to fetch'), 'network', 'unknown'],
+    [new DOMException('slow', 'TimeoutError'), 'network', 'read_timeout'],
+    [Object.assign(new Error('dns'), { code: 'ENOTFOUND' }), 'network', 'dns_failure'],
+    [new DOMException('stop', 'AbortError'), 'rejected', 'deterministic'],
+    [new TypeError('x is not a function'), 'rejected', 'deterministic'],
+    [new Error('anything else'), 'rejected', 'transient'],
+    ['a string', 'rejected', 'transient'],
+    [Object.assign(new Error('odd'), { code: 'toString' }), 'rejected', 'transient'],
+  ];
+  for (const [error, kind, detail] of cases) {
+    const outcome = outcomeOfError(error);
+    assert.equal(outcome.kind, kind, String(error));
+    assert.equal(outcome.kind === 'network' ? outcome.network : outcome.class, detail, String(error));
+  }
+});
+
+test('odd numbers on the hot path never trap: NaN, negative and huge times', () => {
+  const policy = new Policy({ seed: 1 });
+  const call = policy.start({}, NaN);
+  assert.equal(call.beforeAttempt(-5).kind, 'proceed');
+  assert.equal(call.onOutcome({ kind: 'status', status: 503, headers: { 'retry-after': '1' } }, 1e300).kind, 'give_up');
+  assert.throws(() => call.onOutcome({ kind: 'network', network: 'no_such_kind' }), TypeError);
+  call.close();
+});
+
+test('helpers reject what JSON cannot say', () => {
+  assert.throws(() => canonicalJson(NaN), TypeError);
+  assert.throws(() => canonicalJson(undefined), TypeError);
+  assert.equal(canonicalJson({ b: [1e21, -0], a: 'é' }), '{"a":"é","b":[1e+21,0]}');
+});
+
+test('long and non-ASCII text crosses whole (the text area grows)', () => {
+  const policy = new Policy({ seed: 1, breaker: null });
+  const call = policy.start({ operation: 'créer_commande', scope: 'api', method: 'GET' }, 0);
+  call.beforeAttempt(0);
+  const headers = { 'x-padding': 'é'.repeat(6000), 'retry-after': '7' };
+  const retry = call.onOutcome({ kind: 'status', status: 503, headers, detail: 'ü'.repeat(9000) }, 1);
+  assert.equal(retry.kind, 'retry');
+  assert.equal(retry.delayMs, 7000);
+  call.beforeAttempt(7001);
+  const giveUp = call.onOutcome({ kind: 'status', status: 400, detail: `bad ${'ß'.repeat(5000)}` }, 7002);
+  assert.equal(giveUp.kind, 'give_up');
+  assert.match(giveUp.observation, /bad ßßß/);
+  call.close();
+  assert.deepEqual(Object.keys(policy.metrics()), ['api']);
+});

@@ -1,0 +1,44 @@
+// Every file in tests/vectors/ runs through the package, with the same
+// results as the Rust suite. A file of an unknown kind fails the suite, so a
+// new vector file cannot be skipped silently.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { vectorFiles } from '../testlib/vectors.js';
+import { runPolicyFile } from '../testlib/run-policy.js';
+import { runCanonicalJson, runEs6Numbers, runIdempotencyKeys } from '../testlib/run-keys.js';
+import { runRetryAfter, runServerHints } from '../testlib/run-hints.js';
+import { runBackoff } from '../testlib/run-backoff.js';
+import { runBreaker } from '../testlib/run-breaker.js';
+import { runBudget } from '../testlib/run-budget.js';
+import { runRecords } from '../testlib/run-records.js';
+
+const RUNNERS = {
+  policy: runPolicyFile,
+  canonical_json: runCanonicalJson,
+  es6_number: runEs6Numbers,
+  idempotency_key: runIdempotencyKeys,
+  retry_after: runRetryAfter,
+  server_hint: runServerHints,
+  backoff: runBackoff,
+  breaker: runBreaker,
+  budget: runBudget,
+  records: runRecords,
+};
+
+const files = vectorFiles();
+
+test('the vector folder has files', () => {
+  assert.ok(files.length >= 11, `only ${files.length} vector files`);
+});
+
+for (const { name, doc } of files) {
+  test(`vectors: ${name} (${doc.kind})`, () => {
+    for (const field of ['description', 'source', 'license']) {
+      assert.equal(typeof doc[field], 'string', `${name} lacks ${field}`);
+    }
+    const runner = RUNNERS[doc.kind];
+    assert.ok(runner, `${name}: no runner for kind ${doc.kind}`);
+    const count = runner(name, doc);
+    assert.ok(count > 0, `${name}: nothing ran`);
+  });
+}

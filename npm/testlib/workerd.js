@@ -1,0 +1,91 @@
+// Runs a worker in workerd (the npm package's binary): copies the package's
+// dist and the worker into a temporary folder, writes a config that lists
+// every module, and serves it on a free 127.0.0.1 port.
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const npmDir = fileURLToPath(new URL('..', import.meta.url));
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+function files(dir) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+  );
+}
+
+export async function startWorkerd(workerFile) {
+  const dir = mkdtempSync(join(tmpdir(), 'stoic-workerd-'));
+  cpSync(join(npmDir, 'dist'), join(dir, 'stoic'), { recursive: true });
+  cpSync(workerFile, join(dir, 'worker.js'));
+  mkdirSync(join(dir, 'store'));
+  const modules = files(join(dir, 'stoic'))
+    .map((f) => relative(dir, f))
+    .filter((f) => f.endsWith('.js') || f.endsWith('.wasm'))
+    .map((f) => (f.endsWith('.wasm') ? `(name = "${f}", wasm = embed "${f}")` : `(name = "${f}", esModule = embed "${f}")`));
+  writeFileSync(
+    join(dir, 'config.capnp'),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "net", network = (allow = ["local"])),
+    (name = "store", disk = (path = "${join(dir, 'store')}", writable = true)),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [
+    (name = "worker.js", esModule = embed "worker.js"),
+    (name = "stoic", esModule = "export * from './stoic/workerd.js';"),
+    ${modules.join(',\n    ')}
+  ],
+  compatibilityDate = "2025-01-01",
+  bindings = [(name = "STORE", service = "store")],
+  globalOutbound = "net",
+);
+`,
+  );
+  const port = await freePort();
+  const bin = join(npmDir, 'node_modules/.bin/workerd');
+  const child = spawn(bin, ['serve', join(dir, 'config.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; ; i++) {
+    if (child.exitCode !== null) throw new Error(`workerd exited: ${log}`);
+    try {
+      await fetch(`${url}/__ready`, { signal: AbortSignal.timeout(1000) });
+      break;
+    } catch {
+      if (i > 100) throw new Error(`workerd did not start: ${log}`);
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  return {
+    url,
+    log: () => log,
+    stop: async () => {
+      child.kill('SIGTERM');
+      await exited;
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,80 @@
+//! Errors thrown to JavaScript: real `Error` objects with `name`, `code`
+//! and `field`, never strings.
+//!
+//! A config of the wrong shape (a string where a number belongs, not an
+//! object, not JSON-like data) is a `TypeError`; a value the core rejects is
+//! a `ConfigError`. Pure helpers reject caller data with an `InputError`.
+
+use js_sys::{Error, Object, TypeError};
+use stoic_core::{ConfigError, ConfigErrorCode, InputError};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::case::camelize_quoted;
+use crate::convert::{set, user_field};
+
+fn with_fields(error: &Error, code: &str, field: Option<&str>) -> JsValue {
+    let object: &Object = error.unchecked_ref();
+    set(object, "code", &JsValue::from_str(code));
+    if let Some(field) = field {
+        set(object, "field", &JsValue::from_str(field));
+    }
+    error.clone().into()
+}
+
+fn message(field: &str, text: &str) -> String {
+    if field.is_empty() {
+        text.to_owned()
+    } else {
+        format!("{field}: {text}")
+    }
+}
+
+/// serde_json ends its messages with `at line L column C` of the text this
+/// module wrote, not of anything the caller wrote: drop it.
+fn strip_location(message: &str) -> &str {
+    match message.rfind(" at line ") {
+        Some(at)
+            if message
+                .get(at..)
+                .is_some_and(|tail| tail.contains(" column ")) =>
+        {
+            message.get(..at).unwrap_or(message)
+        }
+        _ => message,
+    }
+}
+
+/// A `TypeError` (code `wrong_type`) for a value that is not JSON-like data.
+pub(crate) fn shape_error(field: &str, expected: &str) -> JsValue {
+    let error: Error = TypeError::new(&message(field, &format!("expected {expected}"))).into();
+    with_fields(&error, ConfigErrorCode::WrongType.as_str(), Some(field))
+}
+
+/// The core's config error, with the field as the caller spelled it in
+/// `original` (the object the caller passed).
+pub(crate) fn config_error(error: &ConfigError, original: &JsValue) -> JsValue {
+    let field = user_field(original, error.field());
+    let text = message(&field, &camelize_quoted(strip_location(error.message())));
+    let js: Error = match error.code() {
+        ConfigErrorCode::WrongType | ConfigErrorCode::InvalidJson => TypeError::new(&text).into(),
+        _ => {
+            let e = Error::new(&text);
+            e.set_name("ConfigError");
+            e
+        }
+    };
+    with_fields(&js, error.code().as_str(), Some(&field))
+}
+
+/// The core's rejection of caller data given to a pure helper.
+pub(crate) fn input_error(error: &InputError) -> JsValue {
+    let js = Error::new(error.message());
+    js.set_name("InputError");
+    with_fields(&js, error.code().as_str(), None)
+}
+
+/// Misuse of the binding itself (an unknown call handle, an unknown code).
+pub(crate) fn usage_error(code: &str, text: &str) -> JsValue {
+    let js: Error = TypeError::new(text).into();
+    with_fields(&js, code, None)
+}

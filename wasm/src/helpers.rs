@@ -1,0 +1,170 @@
+//! The core's pure helpers, and the code lists the runtime indexes by.
+
+use stoic_core::hints::{parse_retry_after, server_hint};
+use stoic_core::httpdate::parse_http_date_at;
+use stoic_core::key::{
+    canonical_json, header_value, idempotency_key, parse_key_header, random_key, KeyHeaderForm,
+};
+use stoic_core::record::{LogOutcome, LogRecord, MetricsSnapshot};
+use stoic_core::{Class, Method, NetworkErrorKind, WallClock};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+
+use crate::convert::{serialize, set};
+use crate::errors::{input_error, usage_error};
+use crate::policy::read_part;
+use crate::random;
+use crate::text::header_pairs;
+use crate::units::{ms, opt_ms};
+
+/// The module's `WebAssembly.Memory`, where hosts write into a policy's
+/// text area (see `CorePolicy::textArea`).
+#[wasm_bindgen(js_name = wasmMemory)]
+pub fn wasm_memory() -> JsValue {
+    wasm_bindgen::memory()
+}
+
+/// The network error kind codes; the runtime passes a kind as its index.
+#[wasm_bindgen(js_name = networkKinds)]
+pub fn network_kinds() -> js_sys::Array {
+    NetworkErrorKind::ALL
+        .iter()
+        .map(|k| JsValue::from_str(k.code()))
+        .collect()
+}
+
+/// The class codes; the runtime passes a class as its index.
+#[wasm_bindgen]
+pub fn classes() -> js_sys::Array {
+    Class::ALL
+        .iter()
+        .map(|c| JsValue::from_str(c.code()))
+        .collect()
+}
+
+/// Whether an HTTP method is idempotent (RFC 9110 section 9.2.2).
+#[wasm_bindgen(js_name = isIdempotentMethod)]
+pub fn is_idempotent_method(method: &str) -> bool {
+    Method::parse(method).is_idempotent()
+}
+
+/// RFC 8785 canonical form of JSON text.
+#[wasm_bindgen(js_name = canonicalJson)]
+pub fn canonical_json_text(text: &str) -> Result<String, JsValue> {
+    canonical_json(text).map_err(|e| input_error(&e))
+}
+
+/// `{runId}:{step}:{hash of the canonical arguments}`.
+#[wasm_bindgen(js_name = idempotencyKey)]
+pub fn idempotency_key_text(run_id: &str, step: &str, args_json: &str) -> Result<String, JsValue> {
+    idempotency_key(run_id, step, args_json).map_err(|e| input_error(&e))
+}
+
+/// A random UUIDv4 key, from 16 given bytes or from `crypto.getRandomValues`.
+#[wasm_bindgen(js_name = randomKey)]
+pub fn random_key_from(bytes: Option<Vec<u8>>) -> Result<String, JsValue> {
+    let bytes = match bytes {
+        Some(given) => <[u8; 16]>::try_from(given.as_slice())
+            .map_err(|_| usage_error("invalid_value", "randomKey needs exactly 16 bytes"))?,
+        None => random::bytes::<16>()?,
+    };
+    Ok(random_key(bytes))
+}
+
+/// The `Idempotency-Key` header value of `key` in `form` (`bare`, `quoted`).
+#[wasm_bindgen(js_name = keyHeaderValue)]
+pub fn key_header_value(key: &str, form: &str) -> Result<String, JsValue> {
+    let form = KeyHeaderForm::from_code(form)
+        .ok_or_else(|| usage_error("invalid_value", "form must be `bare` or `quoted`"))?;
+    Ok(header_value(key, form))
+}
+
+/// The key inside an `Idempotency-Key` header value, if it is well formed.
+#[wasm_bindgen(js_name = parseKeyHeader)]
+pub fn parse_key_header_value(value: &str) -> Option<String> {
+    parse_key_header(value)
+}
+
+/// A `Retry-After` value as a delay in ms at Unix time `now_ms`, or null.
+#[wasm_bindgen(js_name = parseRetryAfter)]
+pub fn parse_retry_after_value(value: &str, now_ms: f64) -> Option<f64> {
+    parse_retry_after(value, ms(now_ms)).map(|v| opt_ms(Some(v)))
+}
+
+/// An HTTP-date as Unix seconds (`now_s`, if given, resolves two-digit
+/// years), or null.
+#[wasm_bindgen(js_name = parseHttpDate)]
+pub fn parse_http_date_value(value: &str, now_s: Option<f64>) -> Option<f64> {
+    parse_http_date_at(value, now_s.map(ms)).map(|v| opt_ms(Some(v)))
+}
+
+/// The server's hint in packed headers (`name\nvalue\n...`) at Unix ms
+/// `wall` (-1 if unknown), or null; with `backoff_ms` >= 0 it also carries
+/// `delayWithBackoffMs`, the wait the policy would use.
+#[wasm_bindgen(js_name = serverHint)]
+pub fn server_hint_of(headers: &str, wall: f64, backoff_ms: f64) -> JsValue {
+    let wall = (wall >= 0.0).then(|| WallClock::from_unix_millis(ms(wall)));
+    let Some(hint) = server_hint(header_pairs(headers), wall) else {
+        return JsValue::NULL;
+    };
+    let value = serialize(&hint);
+    if backoff_ms >= 0.0 {
+        let delay = hint.delay_with_backoff(ms(backoff_ms));
+        let object: js_sys::Object = value.clone().into();
+        set(
+            &object,
+            "delayWithBackoffMs",
+            &delay.map_or(JsValue::NULL, |d| opt_ms(Some(d)).into()),
+        );
+    }
+    value
+}
+
+/// A log record from its fields; returns the record with `line` (one-line
+/// JSON) and `text` (the display form).
+#[wasm_bindgen(js_name = logRecord)]
+#[allow(clippy::too_many_arguments)] // one argument per field of the record
+pub fn log_record(
+    wall_ms: f64,
+    operation: &str,
+    attempt: u32,
+    max_attempts: u32,
+    delay_ms: f64,
+    error_code: Option<String>,
+    error_message: Option<String>,
+    strategy: &str,
+    outcome: &str,
+    total_duration_ms: f64,
+) -> Result<JsValue, JsValue> {
+    let outcome = LogOutcome::from_code(outcome)
+        .ok_or_else(|| usage_error("invalid_value", "unknown log outcome"))?;
+    let error = match (error_code.as_deref(), error_message.as_deref()) {
+        (Some(code), message) => Some((code, message.unwrap_or_default())),
+        (None, _) => None,
+    };
+    let record = LogRecord::new(
+        WallClock::from_unix_millis(ms(wall_ms)),
+        operation,
+        attempt,
+        max_attempts,
+        ms(delay_ms),
+        error,
+        strategy,
+        outcome,
+        ms(total_duration_ms),
+    );
+    let value = serialize(&record);
+    let object: js_sys::Object = value.clone().into();
+    set(&object, "line", &JsValue::from_str(&record.to_json_line()));
+    set(&object, "text", &JsValue::from_str(&record.to_string()));
+    Ok(value)
+}
+
+/// Two metrics snapshots merged (counters add, the newer gauge wins).
+#[wasm_bindgen(js_name = mergeMetrics)]
+pub fn merge_metrics(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
+    let mut a: MetricsSnapshot = read_part(&a)?;
+    let b: MetricsSnapshot = read_part(&b)?;
+    a.merge(&b);
+    Ok(serialize(&a))
+}

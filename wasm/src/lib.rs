@@ -1,0 +1,43 @@
+//! # stoic-wasm
+//!
+//! The WebAssembly face of `stoic-core` for JavaScript hosts (Node, browsers,
+//! edge workers). Translation only: values are converted in, the core is
+//! called, values are converted out. No decision, default or validation
+//! lives here; the npm package's TypeScript runtime wraps these classes.
+//!
+//! Conventions at the boundary:
+//! - Hot-path methods take and return numbers (milliseconds as `f64`,
+//!   handles and codes as integers); objects cross only at construction and
+//!   when the host asks for a full decision, event or status.
+//! - Objects are the core's serde wire form with keys in camelCase
+//!   (converted generically, both ways); config keys may be given in either
+//!   case, and errors name the field as the caller spelled it.
+//! - Errors are real `Error` objects with `name`, `code` and `field`. No
+//!   panic can cross the boundary: the release profile aborts, and the
+//!   crate's lints forbid the constructs that panic.
+#![warn(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing,
+    clippy::print_stdout,
+    clippy::print_stderr
+)]
+
+mod case;
+mod components;
+mod convert;
+mod errors;
+mod helpers;
+mod policy;
+mod random;
+mod text;
+mod units;
+
+pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
+pub use helpers::{
+    canonical_json_text, classes, idempotency_key_text, is_idempotent_method, key_header_value,
+    log_record, merge_metrics, network_kinds, parse_http_date_value, parse_key_header_value,
+    parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
+};
+pub use policy::CorePolicy;

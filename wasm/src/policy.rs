@@ -1,0 +1,496 @@
+//! `CorePolicy`: one `stoic_core::Policy` and the calls in flight.
+//!
+//! Calls live in a slab inside the policy and JavaScript holds integer
+//! handles, so starting a call allocates no JS object and registers nothing
+//! with the garbage collector. The TypeScript runtime closes every handle it
+//! opens (`close`), and wraps public `Call` objects in a finalizer.
+
+use stoic_core::hints::server_hint;
+use stoic_core::{
+    Admission, Call, CallSpec, Class, Config, Decision, Instant, NetworkErrorKind, Outcome, Policy,
+    PolicyState, WallClock,
+};
+
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+
+use crate::convert::{json_of, read_u64, serialize, set};
+use crate::errors::{config_error, usage_error};
+use crate::random;
+use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
+use crate::units::{instant, ms, opt_ms};
+
+fn unknown_call() -> JsValue {
+    usage_error("unknown_call", "this call handle is closed or unknown")
+}
+
+/// The open call behind `handle`.
+fn slot(calls: &mut [Option<Call>], handle: u32) -> Result<&mut Call, JsValue> {
+    calls
+        .get_mut(handle as usize)
+        .and_then(Option::as_mut)
+        .ok_or_else(unknown_call)
+}
+
+/// The decision's kind as a number: 0 done, 1 retry, 2 give up.
+const fn kind_code(decision: &Decision) -> u32 {
+    match decision {
+        Decision::Done(_) => 0,
+        Decision::Retry(_) => 1,
+        Decision::GiveUp(_) => 2,
+    }
+}
+
+/// A policy: config, shared state (breakers, budgets, metrics per scope),
+/// and the calls in flight.
+#[wasm_bindgen]
+#[derive(Debug)]
+pub struct CorePolicy {
+    inner: Policy,
+    calls: Vec<Option<Call>>,
+    free: Vec<u32>,
+    admission: Option<Admission>,
+    decision: Option<Decision>,
+    text: Vec<u8>,
+}
+
+#[wasm_bindgen]
+impl CorePolicy {
+    /// Builds a policy from a config object (camelCase or snake_case keys).
+    /// A config without `seed` gets one from `crypto.getRandomValues`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue) -> Result<CorePolicy, JsValue> {
+        let seed =
+            js_sys::Reflect::get(&config, &JsValue::from_str("seed")).unwrap_or(JsValue::UNDEFINED);
+        let seed = if config.is_object() && !(seed.is_undefined() || seed.is_null()) {
+            read_u64(&seed, "seed")?
+        } else {
+            random::seed()?
+        };
+        let text = if config.is_undefined() || config.is_null() {
+            String::from("{}")
+        } else {
+            json_of(&config, Some("seed"))?
+        };
+        let text = match text.strip_prefix('{') {
+            Some("}") => format!("{{\"seed\":{seed}}}"),
+            Some(rest) => format!("{{\"seed\":{seed},{rest}"),
+            None => text,
+        };
+        let parsed = Config::from_json(&text).map_err(|e| config_error(&e, &config))?;
+        let inner = Policy::new(parsed).map_err(|e| config_error(&e, &config))?;
+        Ok(CorePolicy {
+            inner,
+            calls: Vec::new(),
+            free: Vec::new(),
+            admission: None,
+            decision: None,
+            text: vec![0; TEXT_AREA_BYTES],
+        })
+    }
+
+    /// The effective config (defaults filled in), camelCase.
+    pub fn config(&self) -> JsValue {
+        let value = serialize(self.inner.config());
+        // The seed is a u64: a number would round it, so it goes out as a BigInt.
+        if let (Some(seed), Some(object)) = (
+            self.inner.config().seed,
+            wasm_bindgen::JsCast::dyn_ref::<js_sys::Object>(&value),
+        ) {
+            set(object, "seed", &js_sys::BigInt::from(seed).into());
+        }
+        value
+    }
+
+    /// The most characters of a body excerpt an observation quotes, so the
+    /// host reads no more of a failed response than that.
+    #[wasm_bindgen(js_name = maxExcerptChars)]
+    pub fn max_excerpt_chars(&self) -> u32 {
+        self.inner.config().observation.max_excerpt_chars
+    }
+
+    /// Pairs a monotonic reading with Unix milliseconds, for log timestamps.
+    #[wasm_bindgen(js_name = setWallClock)]
+    pub fn set_wall_clock(&mut self, now: f64, wall: f64) {
+        self.inner
+            .set_wall_clock(instant(now), WallClock::from_unix_millis(ms(wall)));
+    }
+
+    fn insert(&mut self, call: Call) -> u32 {
+        if let Some(handle) = self.free.pop() {
+            if let Some(slot) = self.calls.get_mut(handle as usize) {
+                *slot = Some(call);
+                return handle;
+            }
+        }
+        self.calls.push(Some(call));
+        u32::try_from(self.calls.len().saturating_sub(1)).unwrap_or(u32::MAX)
+    }
+
+    /// Starts an unnamed call in the default scope (all numbers: the hot path).
+    pub fn start(&mut self, now: f64, idempotent: bool) -> u32 {
+        let call = self
+            .inner
+            .start(instant(now), CallSpec::new("call").idempotent(idempotent));
+        self.insert(call)
+    }
+
+    /// Where the host writes text for the next call, as an address in the
+    /// module's memory. Strings cross the boundary as UTF-8 the host writes
+    /// there with `TextEncoder.encodeInto` (tens of ns) rather than through
+    /// the glue's string copy (about 20 ns per character) or a fresh
+    /// allocation per string; calls then take byte lengths (-1: absent).
+    #[wasm_bindgen(js_name = textArea)]
+    pub fn text_area(&self) -> u32 {
+        u32::try_from(self.text.as_ptr() as usize).unwrap_or(0)
+    }
+
+    /// The text area's size in bytes.
+    #[wasm_bindgen(js_name = textCapacity)]
+    pub fn text_capacity(&self) -> u32 {
+        u32::try_from(self.text.len()).unwrap_or(u32::MAX)
+    }
+
+    /// Grows the text area to at least `bytes` (up to 16 MiB); the area may
+    /// move, so the host reads `textArea()` again.
+    #[wasm_bindgen(js_name = reserveText)]
+    pub fn reserve_text(&mut self, bytes: u32) {
+        let bytes = (bytes as usize).min(TEXT_AREA_MAX);
+        if bytes > self.text.len() {
+            self.text.resize(bytes, 0);
+        }
+    }
+
+    /// Starts a call named by the text area: `operation`, then `scope`, then
+    /// the idempotency key (`key_len` -1: none), each `*_len` bytes long.
+    #[wasm_bindgen(js_name = startNamed)]
+    pub fn start_named(
+        &mut self,
+        now: f64,
+        operation_len: i32,
+        scope_len: i32,
+        idempotent: bool,
+        key_len: i32,
+    ) -> u32 {
+        let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
+        let scope_at = step(operation_len);
+        let scope = text_at(&self.text, scope_at, scope_len).unwrap_or_default();
+        let key = text_at(
+            &self.text,
+            scope_at.saturating_add(step(scope_len)),
+            key_len,
+        );
+        let mut spec = CallSpec::new(&operation)
+            .in_scope(&scope)
+            .idempotent(idempotent);
+        if let Some(key) = key.as_deref() {
+            spec = spec.with_key(key);
+        }
+        let call = self.inner.start(instant(now), spec);
+        drop((operation, scope, key));
+        self.insert(call)
+    }
+
+    /// Frees a call's slot. Closing twice is harmless.
+    pub fn close(&mut self, handle: u32) {
+        if let Some(slot) = self.calls.get_mut(handle as usize) {
+            if slot.take().is_some() {
+                self.free.push(handle);
+            }
+        }
+    }
+
+    /// The call's idempotency key, if it has one.
+    #[wasm_bindgen(js_name = callKey)]
+    pub fn call_key(&mut self, handle: u32) -> Result<Option<String>, JsValue> {
+        Ok(slot(&mut self.calls, handle)?
+            .idempotency_key()
+            .map(str::to_owned))
+    }
+
+    /// May the next attempt go out? Returns its number (1 for the first),
+    /// or 0 when the call is over; details via `plan*` and `admission`.
+    #[wasm_bindgen(js_name = beforeAttempt)]
+    pub fn before_attempt(&mut self, handle: u32, now: f64) -> Result<u32, JsValue> {
+        // Disjoint field borrows: the call stays in its slot (no moves).
+        let call = self
+            .calls
+            .get_mut(handle as usize)
+            .and_then(Option::as_mut)
+            .ok_or_else(unknown_call)?;
+        let admission = self.inner.before_attempt(instant(now), call);
+        let attempt = match &admission {
+            Admission::Proceed(plan) => plan.attempt.max(1),
+            Admission::Reject(_) => 0,
+        };
+        self.admission = Some(admission);
+        Ok(attempt)
+    }
+
+    fn plan_value(&self, pick: fn(&stoic_core::AttemptPlan) -> Option<u64>) -> f64 {
+        match &self.admission {
+            Some(Admission::Proceed(plan)) => opt_ms(pick(plan)),
+            _ => -1.0,
+        }
+    }
+
+    /// The last admitted attempt's timeout in ms, -1 if unbounded.
+    #[wasm_bindgen(js_name = planTimeoutMs)]
+    pub fn plan_timeout_ms(&self) -> f64 {
+        self.plan_value(|p| p.timeout_ms)
+    }
+
+    /// The last admitted attempt's connect timeout in ms, -1 if unbounded.
+    #[wasm_bindgen(js_name = planConnectTimeoutMs)]
+    pub fn plan_connect_timeout_ms(&self) -> f64 {
+        self.plan_value(|p| p.connect_timeout_ms)
+    }
+
+    /// Time left before the call's deadline at the last admission, -1 if none.
+    #[wasm_bindgen(js_name = planRemainingMs)]
+    pub fn plan_remaining_ms(&self) -> f64 {
+        self.plan_value(|p| p.remaining_ms)
+    }
+
+    /// The last admission as an object (`{kind: "proceed", attempt, ...}` or
+    /// `{kind: "reject", reason, observation, ...}`).
+    pub fn admission(&self) -> JsValue {
+        self.admission.as_ref().map_or(JsValue::NULL, serialize)
+    }
+
+    /// Keeps `decision` for `decision()` / `delayMs()`; returns its kind.
+    fn keep(&mut self, decision: Decision) -> u32 {
+        let code = kind_code(&decision);
+        self.decision = Some(decision);
+        code
+    }
+
+    /// The attempt succeeded. Returns the decision kind (0 done, 1 retry,
+    /// 2 give up).
+    #[wasm_bindgen(js_name = onSuccess)]
+    pub fn on_success(&mut self, handle: u32, now: f64) -> Result<u32, JsValue> {
+        let call = slot(&mut self.calls, handle)?;
+        let decision = self
+            .inner
+            .on_outcome(instant(now), call, Outcome::success());
+        Ok(self.keep(decision))
+    }
+
+    /// An HTTP response arrived. `headers` is `name\nvalue\n...` (for server
+    /// hints), `wall` the Unix ms now (-1 if unknown), `detail` a body excerpt.
+    /// Text arrives as UTF-8 bytes: the host encodes with `TextEncoder`, which
+    /// is many times faster than the glue's per-character string copy.
+    #[wasm_bindgen(js_name = onStatus)]
+    pub fn on_status(
+        &mut self,
+        handle: u32,
+        now: f64,
+        status: u16,
+        wall: f64,
+        headers_len: i32,
+        detail_len: i32,
+    ) -> Result<u32, JsValue> {
+        let wall = (wall >= 0.0).then(|| WallClock::from_unix_millis(ms(wall)));
+        let CorePolicy {
+            inner, calls, text, ..
+        } = self;
+        let headers = text_at(text, 0, headers_len);
+        let hint = headers
+            .as_deref()
+            .and_then(|h| server_hint(header_pairs(h), wall));
+        let detail = text_at(text, step(headers_len), detail_len);
+        let mut outcome = Outcome::status(status).with_hint(hint);
+        if let Some(detail) = detail.as_deref() {
+            outcome = outcome.with_detail(detail);
+        }
+        let call = slot(calls, handle)?;
+        let decision = inner.on_outcome(instant(now), call, outcome);
+        Ok(self.keep(decision))
+    }
+
+    /// A failure without a response; `kind` indexes `networkKinds()`; the
+    /// detail (`detail_len` bytes, -1: none) is at the start of the text area.
+    #[wasm_bindgen(js_name = onNetwork)]
+    pub fn on_network(
+        &mut self,
+        handle: u32,
+        now: f64,
+        kind: u32,
+        detail_len: i32,
+    ) -> Result<u32, JsValue> {
+        let kind = NetworkErrorKind::ALL
+            .get(kind as usize)
+            .copied()
+            .ok_or_else(|| usage_error("invalid_value", "unknown network error kind"))?;
+        let CorePolicy {
+            inner, calls, text, ..
+        } = self;
+        let detail = text_at(text, 0, detail_len);
+        let mut outcome = Outcome::network(kind);
+        if let Some(detail) = detail.as_deref() {
+            outcome = outcome.with_detail(detail);
+        }
+        let call = slot(calls, handle)?;
+        let decision = inner.on_outcome(instant(now), call, outcome);
+        Ok(self.keep(decision))
+    }
+
+    /// The host rejected the result (or classified an exception) as a
+    /// failure of a class; `class` indexes `classes()`; the detail is at the
+    /// start of the text area.
+    #[wasm_bindgen(js_name = onRejected)]
+    pub fn on_rejected(
+        &mut self,
+        handle: u32,
+        now: f64,
+        class: u32,
+        detail_len: i32,
+    ) -> Result<u32, JsValue> {
+        let class = Class::ALL
+            .get(class as usize)
+            .copied()
+            .ok_or_else(|| usage_error("invalid_value", "unknown class"))?;
+        let CorePolicy {
+            inner, calls, text, ..
+        } = self;
+        let detail = text_at(text, 0, detail_len);
+        let mut outcome = Outcome::rejected(class);
+        if let Some(detail) = detail.as_deref() {
+            outcome = outcome.with_detail(detail);
+        }
+        let call = slot(calls, handle)?;
+        let decision = inner.on_outcome(instant(now), call, outcome);
+        Ok(self.keep(decision))
+    }
+
+    /// The last decision's delay if it was a retry, else -1.
+    #[wasm_bindgen(js_name = delayMs)]
+    pub fn delay_ms(&self) -> f64 {
+        match &self.decision {
+            Some(Decision::Retry(retry)) => opt_ms(Some(retry.delay_ms)),
+            _ => -1.0,
+        }
+    }
+
+    /// The last decision as an object (`{kind: "retry", delayMs, ...}`).
+    pub fn decision(&self) -> JsValue {
+        self.decision.as_ref().map_or(JsValue::NULL, serialize)
+    }
+
+    /// Cancels the call; returns the give-up object (`kind: "give_up"`).
+    pub fn cancel(&mut self, handle: u32, now: f64) -> Result<JsValue, JsValue> {
+        let call = self
+            .calls
+            .get_mut(handle as usize)
+            .and_then(Option::as_mut)
+            .ok_or_else(unknown_call)?;
+        let give_up = self.inner.cancel(instant(now), call);
+        let decision = Decision::GiveUp(give_up);
+        let value = serialize(&decision);
+        self.decision = Some(decision);
+        Ok(value)
+    }
+
+    /// No new attempts or retries from now on.
+    pub fn drain(&mut self) {
+        self.inner.drain();
+    }
+
+    /// Whether `drain` was called.
+    #[wasm_bindgen(js_name = isDraining)]
+    pub fn is_draining(&self) -> bool {
+        self.inner.is_draining()
+    }
+
+    /// The oldest queued event as an object, or `undefined`. A log event's
+    /// record also carries `line` (the one-line JSON) and `text`.
+    #[wasm_bindgen(js_name = pollEvent)]
+    pub fn poll_event(&mut self) -> JsValue {
+        let Some(event) = self.inner.poll_event() else {
+            return JsValue::UNDEFINED;
+        };
+        let value = serialize(&event);
+        if let stoic_core::Event::Log { record, .. } = &event {
+            if let Ok(object) = js_sys::Reflect::get(&value, &JsValue::from_str("record")) {
+                let object: js_sys::Object = object.into();
+                set(&object, "line", &JsValue::from_str(&record.to_json_line()));
+                set(&object, "text", &JsValue::from_str(&record.to_string()));
+            }
+        }
+        value
+    }
+
+    /// Events waiting to be polled.
+    #[wasm_bindgen(js_name = pendingEvents)]
+    pub fn pending_events(&self) -> u32 {
+        u32::try_from(self.inner.pending_events()).unwrap_or(u32::MAX)
+    }
+
+    /// Events dropped because the queue was full.
+    #[wasm_bindgen(js_name = droppedEvents)]
+    pub fn dropped_events(&self) -> f64 {
+        opt_ms(Some(self.inner.dropped_events()))
+    }
+
+    /// When shared state next changes by itself (ms), -1 if never.
+    #[wasm_bindgen(js_name = nextTimeout)]
+    pub fn next_timeout(&self) -> f64 {
+        opt_ms(self.inner.next_timeout().map(Instant::as_millis))
+    }
+
+    /// The breaker state code of `scope`, if it has a breaker.
+    #[wasm_bindgen(js_name = breakerState)]
+    pub fn breaker_state(&self, scope: &str) -> Option<String> {
+        self.inner.breaker_state(scope).map(|s| s.code().to_owned())
+    }
+
+    /// The retry budgets' status in `scope`, or null for an unknown scope.
+    #[wasm_bindgen(js_name = budgetStatus)]
+    pub fn budget_status(&self, now: f64, scope: &str) -> JsValue {
+        self.inner
+            .budget_status(instant(now), scope)
+            .map_or(JsValue::NULL, |s| serialize(&s))
+    }
+
+    /// Metrics per scope: an object keyed by scope name (names kept as given).
+    pub fn metrics(&self) -> JsValue {
+        let object = js_sys::Object::new();
+        for (scope, snapshot) in self.inner.metrics() {
+            set(&object, &scope, &serialize(&snapshot));
+        }
+        object.into()
+    }
+
+    /// Metrics of all scopes added together.
+    #[wasm_bindgen(js_name = metricsTotal)]
+    pub fn metrics_total(&self) -> JsValue {
+        serialize(&self.inner.metrics_total())
+    }
+
+    /// The shared state as versioned JSON text (the core's wire form, the
+    /// same in every language), for storage between invocations.
+    pub fn snapshot(&self) -> String {
+        self.inner.snapshot_state().to_json()
+    }
+
+    /// Restores state saved by `snapshot`; returns `{restored, reset}`.
+    pub fn restore(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        // Plain serde_json (no field paths): snapshot text is machine-made,
+        // and path tracking for every state type would double this module.
+        // `restore_state` checks the version.
+        let state: PolicyState = serde_json::from_str(text)
+            .map_err(|e| usage_error("invalid_snapshot", &e.to_string()))?;
+        let report = self
+            .inner
+            .restore_state(state)
+            .map_err(|e| config_error(&e, &JsValue::UNDEFINED))?;
+        Ok(serialize(&report))
+    }
+}
+
+/// Reads a config part (camelCase or snake_case keys) as a core type.
+pub(crate) fn read_part<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
+    let text = json_of(value, None)?;
+    let mut de = serde_json::Deserializer::from_str(&text);
+    stoic_core::config::deserialize_part(&mut de).map_err(|e| config_error(&e, value))
+}

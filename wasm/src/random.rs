@@ -1,0 +1,19 @@
+//! Randomness from the host's `crypto.getRandomValues` (via getrandom): the
+//! core draws none itself.
+
+use wasm_bindgen::JsValue;
+
+use crate::errors::usage_error;
+
+/// `N` random bytes.
+pub(crate) fn bytes<const N: usize>() -> Result<[u8; N], JsValue> {
+    let mut buffer = [0_u8; N];
+    getrandom::getrandom(&mut buffer)
+        .map_err(|e| usage_error("random_unavailable", &format!("no random source: {e}")))?;
+    Ok(buffer)
+}
+
+/// A jitter seed, for configs that name none.
+pub(crate) fn seed() -> Result<u64, JsValue> {
+    bytes::<8>().map(u64::from_le_bytes)
+}
