@@ -212,3 +212,56 @@ export function logRecord(input: LogRecordInput): LogRecord {
     input.totalDurationMs,
   ) as LogRecord;
 }
+
+/** What a server's store holds for an idempotency key. */
+export interface StoredEntry {
+  fingerprint: string;
+  state:
+    | { kind: 'in_flight'; sinceUnixMs: number }
+    | { kind: 'completed'; atUnixMs: number; status: number };
+}
+
+/** What a server does with a request that carries an idempotency key. */
+export type ServerDecision =
+  | { kind: 'proceed'; record: StoredEntry | null; replaces: boolean }
+  | { kind: 'replay'; status: number }
+  | {
+      kind: 'refuse';
+      refusal:
+        | 'idempotency_key_missing'
+        | 'idempotency_key_invalid'
+        | 'idempotency_key_in_use'
+        | 'idempotency_key_reused';
+      retryAfterS: number | null;
+    };
+
+export interface ServerIdempotencyConfig {
+  /** Refuse requests without a key (400). Default true. */
+  requireKey?: boolean;
+  /** How long a completed entry is replayed. Default 24 h. */
+  ttlMs?: number;
+  /** How long an in-flight entry blocks repeats (409) before it counts as abandoned. Default 60 s. */
+  inFlightTimeoutMs?: number;
+}
+
+/**
+ * The server half of the idempotency-key contract: proceed (recording the
+ * entry first), replay the stored response, or refuse (400 missing, 409 in
+ * use, 422 reused with another payload). Times are Unix milliseconds.
+ */
+export class ServerIdempotency {
+  readonly #inner: core.CoreServerIdempotency;
+
+  constructor(config: ServerIdempotencyConfig = {}) {
+    this.#inner = new core.CoreServerIdempotency(config);
+  }
+
+  decide(nowUnixMs: number, key: string | null, fingerprint: string, stored: StoredEntry | null): ServerDecision {
+    return this.#inner.decide(nowUnixMs, key ?? undefined, fingerprint, stored ?? null) as ServerDecision;
+  }
+}
+
+/** SHA-256 of the body's canonical JSON (RFC 8785), as lowercase hex. */
+export function payloadFingerprint(bodyJson: string): string {
+  return core.payloadFingerprint(bodyJson);
+}

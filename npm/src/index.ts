@@ -34,6 +34,8 @@ export {
   RetryBudget,
   logRecord,
   mergeMetrics,
+  payloadFingerprint,
+  ServerIdempotency,
   type Admit,
   type AlertEvent,
   type BudgetAnswer,
@@ -42,6 +44,9 @@ export {
   type Permit,
   type RetryCost,
   type RetryTicket,
+  type ServerDecision,
+  type ServerIdempotencyConfig,
+  type StoredEntry,
 } from './components.js';
 export { sleep } from './clock.js';
 export type * from './types.js';

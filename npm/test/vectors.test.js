@@ -11,6 +11,7 @@ import { runBackoff } from '../testlib/run-backoff.js';
 import { runBreaker } from '../testlib/run-breaker.js';
 import { runBudget } from '../testlib/run-budget.js';
 import { runRecords } from '../testlib/run-records.js';
+import { runServerIdempotency } from '../testlib/run-server.js';
 
 const RUNNERS = {
   policy: runPolicyFile,
@@ -23,6 +24,7 @@ const RUNNERS = {
   breaker: runBreaker,
   budget: runBudget,
   records: runRecords,
+  server_idempotency: runServerIdempotency,
 };
 
 const files = vectorFiles();

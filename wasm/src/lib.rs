@@ -31,6 +31,7 @@ mod errors;
 mod helpers;
 mod policy;
 mod random;
+mod server;
 mod text;
 mod units;
 
@@ -41,3 +42,4 @@ pub use helpers::{
     parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
 pub use policy::CorePolicy;
+pub use server::{payload_fingerprint, CoreServerIdempotency};
