@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::backoff::Backoff;
-use crate::breaker::{Breaker, BreakerState, BreakerStateCode};
-use crate::budget::{BudgetStatus, RetryBudget, RetryCost};
+use crate::breaker::Breaker;
+use crate::budget::{RetryBudget, RetryCost};
 use crate::call::{Call, CallSpec, Final, Phase};
 use crate::classify::{Class, Classifier, NetworkErrorKind};
 use crate::config::Config;
@@ -34,11 +34,13 @@ use crate::event::{Event, EventQueue};
 use crate::hints::ServerHint;
 use crate::observation::{self, Observed};
 use crate::outcome::{Outcome, OutcomeKind};
-use crate::record::{CallOutcome, CallSummary, LogOutcome, LogRecord, Metrics, MetricsSnapshot};
+use crate::record::{CallOutcome, LogOutcome, Metrics};
 use crate::rng::SplitMix64;
-use crate::scope::{ScopeState, DEFAULT_SCOPE, OVERFLOW_SCOPE};
-use crate::state::{PolicyState, RestoreReport, STATE_VERSION};
+use crate::scope::ScopeState;
 use crate::time::{Instant, MonotonicClamp, WallClock};
+
+mod records;
+mod shared_state;
 
 /// A validated config and the state that many calls share.
 ///
@@ -406,157 +408,6 @@ impl Policy {
         self.events.dropped()
     }
 
-    /// The next instant at which the policy's shared state changes by
-    /// itself (an open breaker's cooldown ends), for hosts that want to
-    /// wake up then; `None` when nothing is pending.
-    #[must_use]
-    pub fn next_timeout(&self) -> Option<Instant> {
-        self.scopes
-            .iter()
-            .filter_map(|s| s.breaker.as_ref()?.next_timeout())
-            .min()
-    }
-
-    /// The breaker state of `scope`, if it exists and has a breaker.
-    #[must_use]
-    pub fn breaker_state(&self, scope: &str) -> Option<BreakerStateCode> {
-        let index = *self.index.get(scope_name(scope))?;
-        Some(self.scopes.get(index)?.breaker.as_ref()?.state().code())
-    }
-
-    /// The retry budgets' status in `scope` at `now`.
-    #[must_use]
-    pub fn budget_status(&self, now: Instant, scope: &str) -> Option<BudgetStatus> {
-        let index = *self.index.get(scope_name(scope))?;
-        Some(self.scopes.get(index)?.budget.status(now))
-    }
-
-    /// The metrics of every scope, by name.
-    #[must_use]
-    pub fn metrics(&self) -> BTreeMap<String, MetricsSnapshot> {
-        self.names
-            .iter()
-            .zip(&self.scopes)
-            .map(|(n, s)| (n.to_string(), s.metrics.snapshot()))
-            .collect()
-    }
-
-    /// The metrics of all scopes added together (counters and histogram
-    /// buckets sum; the gauge is the most recent scope's).
-    #[must_use]
-    pub fn metrics_total(&self) -> MetricsSnapshot {
-        let mut total = self.template.metrics.snapshot();
-        for scope in &self.scopes {
-            total.merge(&scope.metrics.snapshot());
-        }
-        total
-    }
-
-    /// The shared state (breakers, budgets, metrics of every scope) as
-    /// versioned, serializable data, for hosts that keep it between
-    /// stateless invocations or share it between processes.
-    ///
-    /// Instants in it are the host's monotonic readings: a host that
-    /// persists state across processes must pass a clock that is
-    /// meaningful across them (Unix milliseconds, say) as `now`.
-    #[must_use]
-    pub fn snapshot_state(&self) -> PolicyState {
-        PolicyState {
-            version: STATE_VERSION,
-            latest: self.clock.latest(),
-            scopes: self
-                .names
-                .iter()
-                .zip(&self.scopes)
-                .map(|(n, s)| (n.to_string(), s.clone()))
-                .collect(),
-        }
-    }
-
-    /// Restores shared state saved by [`Policy::snapshot_state`]. Scopes
-    /// are replaced by their saved state; a part saved under a different
-    /// config (a breaker or alert config changed since) starts fresh instead
-    /// and is named in the report. Budgets keep their state under the
-    /// current config.
-    pub fn restore_state(&mut self, state: PolicyState) -> Result<RestoreReport, ConfigError> {
-        state.check_version()?;
-        let mut report = RestoreReport::default();
-        self.clock.observe(state.latest);
-        for (name, mut saved) in state.scopes {
-            // Restore by exact name: the overflow rule applies to new names
-            // seen in traffic, not to scopes the snapshot already had.
-            let index = match self.index.get(name.as_str()) {
-                Some(index) => *index,
-                None if self.names.len() < self.max_scopes() => self.add_scope(&name),
-                None => {
-                    report.reset.push(format!("{name} (over max_scopes)"));
-                    continue;
-                }
-            };
-            let Some(current) = self.scopes.get_mut(index) else {
-                continue;
-            };
-            if saved.breaker.as_ref().map(Breaker::config) != self.config.breaker.as_ref() {
-                saved.breaker = self.template.breaker.clone();
-                report.reset.push(format!("{name}.breaker"));
-            }
-            if saved.budget.reconfigure(self.config.budget).is_err() {
-                saved.budget = self.template.budget.clone();
-                report.reset.push(format!("{name}.budget"));
-            }
-            if saved.metrics.alert_config() != &self.config.alerts {
-                saved.metrics = self.template.metrics.clone();
-                report.reset.push(format!("{name}.metrics"));
-            }
-            *current = saved;
-            report.restored = report.restored.saturating_add(1);
-        }
-        Ok(report)
-    }
-
-    /// The index of `name`'s scope, creating it (or falling back to the
-    /// overflow scope) on first use.
-    fn scope_index(&mut self, name: &str) -> usize {
-        let name = scope_name(name);
-        if let Some(index) = self.index.get(name) {
-            return *index;
-        }
-        // One slot stays free for the overflow scope.
-        let full = self.names.len() >= self.max_scopes().saturating_sub(1);
-        let name = if full && name != OVERFLOW_SCOPE {
-            OVERFLOW_SCOPE
-        } else {
-            name
-        };
-        match self.index.get(name) {
-            Some(index) => *index,
-            None => self.add_scope(name),
-        }
-    }
-
-    fn add_scope(&mut self, name: &str) -> usize {
-        let index = self.scopes.len();
-        self.names.push(name.into());
-        self.scopes.push(self.template.clone());
-        self.index.insert(name.into(), index);
-        index
-    }
-
-    fn max_scopes(&self) -> usize {
-        usize::try_from(self.config.max_scopes).unwrap_or(usize::MAX)
-    }
-
-    fn breaker_mut(&mut self, scope: usize) -> Option<&mut Breaker> {
-        self.scopes.get_mut(scope)?.breaker.as_mut()
-    }
-
-    fn open_until(&self, scope: usize) -> Option<Instant> {
-        match self.scopes.get(scope)?.breaker.as_ref()?.state() {
-            BreakerState::Open { until, .. } => Some(*until),
-            BreakerState::Closed { .. } | BreakerState::HalfOpen { .. } => None,
-        }
-    }
-
     /// Tells the breaker and the budget how the attempt went. Only transient
     /// and ambiguous failures count against the service: a 4xx shows it is
     /// up and answering.
@@ -698,122 +549,10 @@ impl Policy {
             observation,
         }
     }
-
-    fn call_finished(&mut self, now: Instant, call: &Call, outcome: CallOutcome) {
-        if let Some(scope) = self.scopes.get_mut(call.scope) {
-            let summary = CallSummary {
-                retries: call.retries,
-                outcome,
-                duration_ms: call.deadline.elapsed(now),
-            };
-            scope.metrics.on_call_finished(now, summary);
-        }
-    }
-
-    fn log_reason(
-        &mut self,
-        now: Instant,
-        call: &Call,
-        outcome: LogOutcome,
-        error: Option<(Matched, &str)>,
-        reason: StopReason,
-    ) {
-        if !self.config.log_records {
-            return;
-        }
-        // A stop without an observed failure (breaker, deadline, draining)
-        // logs the stop reason as its error.
-        let code;
-        let error = match error {
-            Some((matched, text)) => {
-                code = matched.code();
-                Some((code.as_str(), text))
-            }
-            None => Some((reason.code(), stop_explanation(reason))),
-        };
-        self.push_log(now, call, outcome, 0, error, None);
-    }
-
-    fn log(
-        &mut self,
-        now: Instant,
-        call: &Call,
-        outcome: LogOutcome,
-        delay_ms: u64,
-        error: Option<(Matched, &str)>,
-        source: Option<DelaySource>,
-    ) {
-        if !self.config.log_records {
-            return;
-        }
-        let code = error.map(|(m, _)| m.code());
-        let error = match (&code, error) {
-            (Some(code), Some((_, text))) => Some((code.as_str(), text)),
-            _ => None,
-        };
-        self.push_log(now, call, outcome, delay_ms, error, source);
-    }
-
-    fn push_log(
-        &mut self,
-        now: Instant,
-        call: &Call,
-        outcome: LogOutcome,
-        delay_ms: u64,
-        error: Option<(&str, &str)>,
-        source: Option<DelaySource>,
-    ) {
-        let strategy = source.unwrap_or(DelaySource::Backoff(call.backoff.spec().strategy));
-        let record = LogRecord::new(
-            self.wall_at(now),
-            &call.operation,
-            call.attempts,
-            self.config.max_attempts,
-            delay_ms,
-            error,
-            strategy.code(),
-            outcome,
-            call.deadline.elapsed(now),
-        );
-        let scope = self
-            .names
-            .get(call.scope)
-            .map_or_else(String::new, |n| n.to_string());
-        self.events.push(Event::Log { scope, record });
-    }
-
-    fn wall_at(&self, now: Instant) -> WallClock {
-        match self.wall_anchor {
-            None => WallClock::from_unix_millis(now.as_millis()),
-            Some((mono, wall)) => {
-                let wall_ms = wall.as_unix_millis();
-                let ms = if now >= mono {
-                    wall_ms.saturating_add(now.saturating_since(mono))
-                } else {
-                    wall_ms.saturating_sub(mono.saturating_since(now))
-                };
-                WallClock::from_unix_millis(ms)
-            }
-        }
-    }
-
-    fn flush(&mut self, scope: usize, now: Instant) {
-        if let (Some(state), Some(name)) = (self.scopes.get_mut(scope), self.names.get(scope)) {
-            state.flush_events(name, now, &mut self.events);
-        }
-    }
-}
-
-fn scope_name(name: &str) -> &str {
-    if name.is_empty() {
-        DEFAULT_SCOPE
-    } else {
-        name
-    }
 }
 
 /// The clause an observation uses for each stop reason.
-const fn stop_explanation(reason: StopReason) -> &'static str {
+pub(crate) const fn stop_explanation(reason: StopReason) -> &'static str {
     match reason {
         StopReason::AttemptsExhausted => "every allowed attempt failed",
         StopReason::DeadlineExceeded => "the total deadline leaves no room for another attempt",
