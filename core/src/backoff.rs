@@ -362,6 +362,21 @@ fn exponential_ceiling(base: u64, cap: u64, multiplier: f64, exponent: u32) -> u
     if multiplier >= TWO_POW_64 {
         return cap;
     }
+    // Whole multipliers (the common 2.0) in exact integers: the same result
+    // as the general path below, in a few multiplications. The value at
+    // least doubles each step, so the loop ends within 64 steps of any cap.
+    if multiplier.fract() == 0.0 {
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+        let factor = multiplier as u64;
+        let mut value = base;
+        for _ in 0..exponent {
+            value = value.saturating_mul(factor);
+            if value >= cap {
+                return cap;
+            }
+        }
+        return value;
+    }
     // Right-to-left binary exponentiation. Every factor is >= 1, and a power
     // is only squared when a higher exponent bit remains (so it, or a larger
     // power, will be in the product): once any value reaches 2^64, the result
