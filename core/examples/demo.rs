@@ -7,8 +7,8 @@
 use stoic_core::hints::server_hint;
 use stoic_core::key::idempotency_key;
 use stoic_core::{
-    Admission, CallSpec, Class, Config, Decision, Instant, Method, NetworkErrorKind, Outcome,
-    Policy, WallClock,
+    Admission, CallSpec, Class, Config, Decision, Event, Instant, Method, NetworkErrorKind,
+    Outcome, Policy, WallClock,
 };
 
 /// A scripted flaky server: what each attempt gets back.
@@ -30,7 +30,14 @@ fn run(policy: &mut Policy, clock: &mut u64, title: &str, spec: CallSpec<'_>, re
         let plan = match policy.before_attempt(now, &mut call) {
             Admission::Proceed(plan) => plan,
             Admission::Reject(give_up) => {
-                println!("   rejected: {}", give_up.reason.code());
+                let when = give_up.retry_at.map_or(String::new(), |t| {
+                    format!(", may retry at t={} ms", t.as_millis())
+                });
+                println!(
+                    "   rejected before sending: {}{when}",
+                    give_up.reason.code()
+                );
+                println!("   observation: {}", give_up.observation);
                 break;
             }
         };
@@ -96,7 +103,9 @@ fn main() {
         &mut policy,
         &mut clock,
         "POST /orders: 503, a reset after sending, 429 with Retry-After, then success",
-        CallSpec::http("create_order", Method::Post).with_key(&key),
+        CallSpec::http("create_order", Method::Post)
+            .in_scope("orders")
+            .with_key(&key),
         &[
             Reply::Status(503, &[], ""),
             Reply::Network(NetworkErrorKind::ResetAfterSend),
@@ -119,14 +128,14 @@ fn main() {
         &mut policy,
         &mut clock,
         "POST without a key: a read timeout may have applied it, so it is not repeated",
-        CallSpec::http("charge_card", Method::Post),
+        CallSpec::http("charge_card", Method::Post).in_scope("payments"),
         &[Reply::Network(NetworkErrorKind::ReadTimeout)],
     );
     run(
         &mut policy,
         &mut clock,
         "GET /orders/7: 200 with an error body, then 502s until attempts run out",
-        CallSpec::http("get_order", Method::Get),
+        CallSpec::http("get_order", Method::Get).in_scope("catalog"),
         &[
             Reply::ErrorBody,
             Reply::Status(502, &[], ""),
@@ -139,7 +148,31 @@ fn main() {
         &mut policy,
         &mut clock,
         "GET /quota: the server asks for 10 minutes, past the 120 s deadline",
-        CallSpec::http("get_quota", Method::Get),
+        CallSpec::http("get_quota", Method::Get).in_scope("quota"),
         &[Reply::Status(429, &[("Retry-After", "600")], "")],
     );
+    run(
+        &mut policy,
+        &mut clock,
+        "GET /orders/8: five failures in a row opened the catalog breaker, so nothing is sent",
+        CallSpec::http("get_order", Method::Get).in_scope("catalog"),
+        &[],
+    );
+    while let Some(event) = policy.poll_event() {
+        if let Event::BreakerTransition {
+            scope,
+            from,
+            to,
+            at,
+            ..
+        } = event
+        {
+            println!(
+                "\nevent: breaker `{scope}` {} -> {} at t={} ms",
+                from.code(),
+                to.code(),
+                at.as_millis()
+            );
+        }
+    }
 }

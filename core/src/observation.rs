@@ -273,10 +273,18 @@ pub fn stopped(
         None => String::new(),
     };
     let plural = if attempts == 1 { "" } else { "s" };
-    text.push_str(&format!(
-        "Gave up after {attempts} attempt{plural} in {}: {why}. The failure looked transient, so the same request may succeed later.",
-        format_duration(total_ms)
-    ));
+    if attempts == 0 {
+        text.push_str(&format!("Nothing was sent: {why}."));
+    } else {
+        text.push_str(&format!(
+            "Gave up after {attempts} attempt{plural} in {}: {why}.",
+            format_duration(total_ms)
+        ));
+    }
+    // Only an observed transient failure says anything about a later retry.
+    if observed.is_some() {
+        text.push_str(" The failure looked transient, so the same request may succeed later.");
+    }
     push_excerpt(&mut text, excerpt, max_chars);
     text
 }
