@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::breaker::Breaker;
+use crate::breaker::{Breaker, BreakerStateCode};
 use crate::budget::{BudgetEvent, RetryBudget};
 use crate::event::{Event, EventQueue};
 use crate::record::{BreakerGauge, Metrics, RecordEvent};
@@ -44,9 +44,11 @@ impl ScopeState {
                     reason: t.reason,
                 });
             }
-            self.metrics.set_breaker(
-                BreakerGauge::from_code(breaker.state().code().code()).unwrap_or_default(),
-            );
+            self.metrics.set_breaker(match breaker.state().code() {
+                BreakerStateCode::Closed => BreakerGauge::Closed,
+                BreakerStateCode::HalfOpen => BreakerGauge::HalfOpen,
+                BreakerStateCode::Open => BreakerGauge::Open,
+            });
         }
         while let Some(event) = self.budget.poll_event() {
             match event {
