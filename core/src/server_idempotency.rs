@@ -200,13 +200,31 @@ pub enum ServerDecision {
         /// The stored response's status.
         status: u16,
     },
-    /// Refuse with `refusal.status()`.
+    /// Refuse: answer `status` with `detail` (and `Retry-After` when set).
+    /// Status and detail travel with the decision so every host answers
+    /// with the same words; build it with [`ServerDecision::refuse`].
     Refuse {
         /// Why.
         refusal: Refusal,
+        /// `refusal.status()`.
+        status: u16,
+        /// `refusal.detail()`: the text a client (or an agent) reads.
+        detail: &'static str,
         /// For 409, seconds after which a retry may find the result.
         retry_after_s: Option<u64>,
     },
+}
+
+impl ServerDecision {
+    /// A refusal, with its status and detail filled in from `refusal`.
+    pub const fn refuse(refusal: Refusal, retry_after_s: Option<u64>) -> ServerDecision {
+        ServerDecision::Refuse {
+            refusal,
+            status: refusal.status(),
+            detail: refusal.detail(),
+            retry_after_s,
+        }
+    }
 }
 
 /// The payload fingerprint: SHA-256 of the body's RFC 8785 canonical JSON, so
@@ -225,10 +243,7 @@ pub fn decide(
     fingerprint: &str,
     stored: Option<&StoredEntry>,
 ) -> ServerDecision {
-    let refuse = |refusal| ServerDecision::Refuse {
-        refusal,
-        retry_after_s: None,
-    };
+    let refuse = |refusal| ServerDecision::refuse(refusal, None);
     let Some(key) = key else {
         return if config.require_key {
             refuse(Refusal::KeyMissing)
@@ -266,10 +281,10 @@ pub fn decide(
             let left_ms = config
                 .in_flight_timeout_ms
                 .saturating_sub(age(since_unix_ms));
-            ServerDecision::Refuse {
-                refusal: Refusal::KeyInUse,
-                retry_after_s: Some(left_ms.div_ceil(1000).clamp(1, 5)),
-            }
+            ServerDecision::refuse(
+                Refusal::KeyInUse,
+                Some(left_ms.div_ceil(1000).clamp(1, 5)),
+            )
         }
         EntryState::Completed { status, .. } => ServerDecision::Replay { status },
     }
@@ -297,10 +312,7 @@ mod tests {
         let done = in_flight.completed(2_000, 201);
         assert_eq!(
             decide_at(0, None, FP, None),
-            ServerDecision::Refuse {
-                refusal: Refusal::KeyMissing,
-                retry_after_s: None
-            }
+            ServerDecision::refuse(Refusal::KeyMissing, None)
         );
         assert!(matches!(
             decide_at(0, Some(""), FP, None),
@@ -318,17 +330,11 @@ mod tests {
         );
         assert_eq!(
             decide_at(1_500, Some("k"), FP, Some(&in_flight)),
-            ServerDecision::Refuse {
-                refusal: Refusal::KeyInUse,
-                retry_after_s: Some(5)
-            }
+            ServerDecision::refuse(Refusal::KeyInUse, Some(5))
         );
         assert_eq!(
             decide_at(1_500, Some("k"), OTHER, Some(&in_flight)),
-            ServerDecision::Refuse {
-                refusal: Refusal::KeyReused,
-                retry_after_s: None
-            }
+            ServerDecision::refuse(Refusal::KeyReused, None)
         );
         assert_eq!(
             decide_at(3_000, Some("k"), FP, Some(&done)),
@@ -336,10 +342,7 @@ mod tests {
         );
         assert_eq!(
             decide_at(3_000, Some("k"), OTHER, Some(&done)),
-            ServerDecision::Refuse {
-                refusal: Refusal::KeyReused,
-                retry_after_s: None
-            }
+            ServerDecision::refuse(Refusal::KeyReused, None)
         );
         // Expiry and abandonment are decisions too.
         let later = 2_000 + 86_400_000;

@@ -232,6 +232,10 @@ export type ServerDecision =
         | 'idempotency_key_invalid'
         | 'idempotency_key_in_use'
         | 'idempotency_key_reused';
+      /** The status to answer with: 400, 409 or 422. */
+      status: 400 | 409 | 422;
+      /** The problem text to answer with (the same in every language). */
+      detail: string;
       retryAfterS: number | null;
     };
 
