@@ -33,7 +33,7 @@ test-python: python-develop ## Python suite: every vector file, runtimes against
 lint-python: python-develop ## ruff, mypy --strict (package and examples), stubtest on the native module
 	cd python && $(PY_ENV) ruff check . ../examples ../bench/python
 	cd python && $(PY_ENV) ruff format --check . ../examples ../bench/python
-	cd python && $(PY_ENV) mypy --strict py_src/stoic $(addprefix ../,$(wildcard examples/py_*.py))
+	cd python && $(PY_ENV) mypy --strict py_src/stoic $(addprefix ../,$(wildcard examples/py_*.py)) ../examples/orders ../tests/e2e
 	cd python && $(PY_ENV) python -m mypy.stubtest stoic._stoic --allowlist stubtest-allowlist.txt
 
 bench-python: python-venv ## Overhead against tenacity, stamina and backoff (scratch venv; figures in bench/README.md)

@@ -60,6 +60,17 @@ fn host_defaults(py: Python<'_>, doc: &mut Value, records: bool) -> PyResult<()>
     Ok(())
 }
 
+/// Pairs the host's monotonic clock with Unix time, so log records carry
+/// real timestamps (what the JS binding does at construction too). A host
+/// on another clock (stoic's testing switch) sets its own pairing.
+fn anchor_wall_clock(py: Python<'_>, policy: &mut stoic_core::Policy) -> PyResult<()> {
+    let time = py.import("time")?;
+    let now: f64 = time.call_method0("monotonic")?.extract()?;
+    let unix: f64 = time.call_method0("time")?.extract()?;
+    policy.set_wall_clock(instant(now), wall(unix));
+    Ok(())
+}
+
 fn spec<'a>(
     operation: &'a str,
     scope: &'a str,
@@ -112,7 +123,8 @@ impl Policy {
         };
         host_defaults(py, &mut doc, records.is_some())?;
         let config = schema::config(doc).map_err(|e| config_error(py, &e))?;
-        let inner = stoic_core::Policy::new(config).map_err(|e| py_config_error(py, &e))?;
+        let mut inner = stoic_core::Policy::new(config).map_err(|e| py_config_error(py, &e))?;
+        anchor_wall_clock(py, &mut inner)?;
         Ok(Policy {
             inner: Mutex::new(inner),
             records,
@@ -135,7 +147,8 @@ impl Policy {
         host_defaults(py, &mut doc, records.is_some())?;
         let config =
             stoic_core::Config::from_deserializer(&doc).map_err(|e| config_error(py, &e))?;
-        let inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
+        let mut inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
+        anchor_wall_clock(py, &mut inner)?;
         Ok(Policy {
             inner: Mutex::new(inner),
             records,

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import datetime
 import json
 import pickle
+import time
 
 import pytest
 
@@ -126,6 +128,17 @@ def test_snapshot_restore_keeps_an_open_breaker() -> None:
     assert rejected.reason == "circuit_open"
     with pytest.raises(stoic.ConfigError):
         fresh.restore('{"version": 99, "latest": 0, "scopes": {}}')
+
+
+def test_log_timestamps_are_real_time_without_a_pairing() -> None:
+    # The policy pairs time.monotonic() with time.time() when it is built.
+    before = time.time()
+    policy = stoic.Policy.from_json('{"seed": 1, "log_records": true}')
+    call = policy.begin(time.monotonic(), "op")
+    call.on_success(time.monotonic())
+    stamp = json.loads(policy.events()[0]["line"])["timestamp"]
+    when = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
+    assert before - 1.0 <= when <= time.time() + 1.0
 
 
 def test_events_metrics_and_budget_status() -> None:
