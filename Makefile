@@ -14,8 +14,10 @@ help: ## List the targets
 tools: ## Install what the build needs and is missing (skips what is present)
 	@scripts/ensure-tools.sh
 
-.PHONY: demo
-demo: tools ## Build and run the main demo
+.PHONY: demo demo-core
+demo: tools demo-orders ## The main demo: the orders server under faults, the Python and JS clients
+
+demo-core: ## The Rust core's walk-through (one scope per service, a breaker opening)
 	$(CARGO) run --quiet --locked -p stoic-core --example demo
 
 # Each binding adds its suite to TEST_SUITES (and its lint to LINT_SUITES)

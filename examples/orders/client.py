@@ -97,6 +97,7 @@ class OrdersClient:
         drain_after: int | None = None,
         only: set[str] | None = None,
         concurrency: int | None = None,
+        passes: int | None = None,
         out: Callable[[str], None] = print,
     ) -> None:
         doc = json.loads(BATCH.read_text())
@@ -106,14 +107,15 @@ class OrdersClient:
             for order in doc["orders"]
             if only is None or order["order_ref"] in only
         ]
-        self.max_passes = int(doc["max_passes"])
+        self.max_passes = passes or int(doc["max_passes"])
         self.concurrency = concurrency or int(doc["concurrency"])
         self.drain_after = drain_after
         self.drained_at: float | None = None
         self.tally = Tally()
         config = merge(doc["policy"], overrides or {})
         self.policy = stoic.Policy.from_json(json.dumps(config), records=self._event)
-        self.results: dict[str, Settled] = {}
+        self.results: dict[str, Settled] = {}  # each order's latest call
+        self.calls: list[Settled] = []  # every call, in the order they ended
 
     # --------------------------------------------------------------- events
 
@@ -188,6 +190,7 @@ class OrdersClient:
             order = queue.get_nowait()
             settled = await self._submit(http, order)
             self.results[settled.order_ref] = settled
+            self.calls.append(settled)
             done = sum(1 for s in self.results.values() if s.outcome not in ("deferred", "unsent"))
             self._progress(settled, done, total)
             if (
@@ -222,7 +225,10 @@ class OrdersClient:
                 if not pending or self.policy.draining:
                     break
                 await asyncio.sleep(self._pause(pending))
-            server = (await http.get("/orders", params={"client": self.name}, extensions={})).json()
+        # What the server holds, asked outside stoic: the policy may be
+        # draining or its breaker open, and this is bookkeeping, not an order.
+        async with httpx.AsyncClient(base_url=self.url) as plain:
+            server = (await plain.get("/orders", params={"client": self.name})).json()
         return self._summary(server, time.monotonic() - started)
 
     def _pause(self, pending: list[dict[str, Any]]) -> float:
@@ -274,7 +280,7 @@ class OrdersClient:
                     "reason": s.reason,
                     "elapsed": s.elapsed,
                 }
-                for s in results
+                for s in self.calls
             ],
             "elapsed": elapsed,
         }
@@ -323,6 +329,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--drain-after", type=int, help="drain the policy after N orders settle")
     parser.add_argument("--only", help="comma-separated order refs to send (default: all)")
     parser.add_argument("--concurrency", type=int, help="calls in flight (default: batch.json's)")
+    parser.add_argument("--passes", type=int, help="outbox passes at most (default: batch.json's)")
     parser.add_argument("--json", type=Path, help="also write the summary here")
     parser.add_argument("--quiet", action="store_true", help="print the summary only")
     args = parser.parse_args(argv)
@@ -333,6 +340,7 @@ def main(argv: list[str] | None = None) -> int:
         drain_after=args.drain_after,
         only=set(args.only.split(",")) if args.only else None,
         concurrency=args.concurrency,
+        passes=args.passes,
         out=(lambda _line: None) if args.quiet else lambda line: print(line, flush=True),
     )
     summary = asyncio.run(client.run())

@@ -96,7 +96,7 @@ SCENARIOS: dict[str, FaultPlan] = {
     "mixed": FaultPlan(seed=7, rate=0.45),
     "outage": FaultPlan(outage_requests=12),
     "down": FaultPlan(always="unavailable"),
-    "hang": FaultPlan(always="slow", slow_seconds=30.0),
+    "hang": FaultPlan(always="slow", slow_seconds=10.0),
 }
 """Named plans for the command line (``--scenario``); ``--seed`` and
 ``--rate`` adjust ``mixed``."""

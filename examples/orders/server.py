@@ -234,14 +234,6 @@ class _OrdersHandler(BaseHTTPRequestHandler):
             self._send(Answer(200, {"ok": False, "error": "upstream_timeout"}))
             store.settle(row, "fault", 200, fault)
             return
-        if key is None:
-            self._decide(row, None, fingerprint, order, fault)
-            return
-        reason = invalid_reason(order)
-        if reason is not None:
-            self._send(problem(422, "invalid_order", "Invalid order", reason))
-            store.settle(row, "invalid", 422)
-            return
         self._decide(row, key, fingerprint, order, fault)
 
     def _decide(
@@ -270,14 +262,17 @@ class _OrdersHandler(BaseHTTPRequestHandler):
                     self._send(answer, {"Idempotent-Replayed": "true"})
                     store.settle(row, "replayed", answer.status, fault)
                     return
-            replaces = bool(decision.get("replaces"))
-            if (
-                kind == "proceed"
-                and key is not None
-                and store.claim(key, fingerprint, now, replaces)
-            ):
-                self._create(row, key, order, fault)
-                return
+            if kind == "proceed" and key is not None:
+                # Validated before the key is claimed: an invalid order is
+                # not stored, so the caller may fix it and reuse its key.
+                reason = invalid_reason(order)
+                if reason is not None:
+                    self._send(problem(422, "invalid_order", "Invalid order", reason))
+                    store.settle(row, "invalid", 422)
+                    return
+                if store.claim(key, fingerprint, now, bool(decision["replaces"])):
+                    self._create(row, key, order, fault)
+                    return
         self._send(
             problem(503, "busy", "Service Unavailable", "The key's entry kept changing; retry.")
         )
