@@ -176,24 +176,15 @@ def case_tables(data: Json) -> list[str]:
     return table(header, rows)
 
 
-def headline(py: Json | None, js: Json | None) -> list[str]:
-    rows = []
-    for lang, data in (("Python", py), ("JavaScript", js)):
-        if not data:
-            continue
-        for name, case in data["cases"].items():
-            for peer, value in case["ratio_median"].items():
-                verdict = "stoic faster" if value > 1 else "stoic slower"
-                rows.append(
-                    [
-                        lang,
-                        name,
-                        f"{peer} {data['versions'].get(peer, '?')}",
-                        f"**{ratio(value)}**",
-                        verdict,
-                    ]
-                )
-    return table(["language", "case", "peer", "peer / stoic", ""], rows)
+def headline(lang: str, data: Json) -> list[str]:
+    """One row per case, one column per peer: the median per-round ratio."""
+    peers = list(next(iter(data["cases"].values()))["ratio_median"])
+    header = ["case", *[f"{p} {data['versions'].get(p, '?')} / stoic" for p in peers]]
+    rows = [
+        [name, *[f"**{ratio(case['ratio_median'][p])}**" for p in peers]]
+        for name, case in data["cases"].items()
+    ]
+    return [f"{lang}:", "", *table(header, rows), ""]
 
 
 def size_table(js: Json) -> list[str]:
@@ -240,15 +231,18 @@ def cmd_write(out: Path, target: Path) -> None:
     run = load(out / "run.json") or {}
     rust, py, js = (load(out / f"{lang}.json") for lang in ("rust", "python", "js"))
     versions = [
-        f"stoic {stoic_version()}",
+        f"stoic {stoic_version()} (this checkout: the Rust crates, the Python wheel and the npm"
+        " package built from it)",
         command_output("rustc", "--version"),
         f"Node {js['versions']['node']}" if js else f"Node {command_output('node', '--version')}",
         f"Python {py['versions']['python']}" if py else "Python: not run",
     ]
     if py:
-        versions += [f"{k} {v} (PyPI)" for k, v in py["versions"].items() if k not in ("python",)]
+        peers = [f"{k} {v}" for k, v in py["versions"].items() if k not in ("python", "stoic")]
+        versions.append("Python peers (PyPI, pinned): " + ", ".join(peers))
     if js:
-        versions += [f"{k} {v} (npm)" for k, v in js["versions"].items() if k not in ("node",)]
+        peers = [f"{k} {v}" for k, v in js["versions"].items() if k not in ("node", "stoic")]
+        versions.append("JS peers and bundler (npm, pinned): " + ", ".join(peers))
     lines = [
         "# Benchmark results",
         "",
@@ -270,7 +264,9 @@ def cmd_write(out: Path, target: Path) -> None:
         "- knobs: "
         + (", ".join(f"{k}={v}" for k, v in run.get("knobs", {}).items()) or "defaults"),
         "",
-        "Versions: " + "; ".join(versions) + ".",
+        "Versions:",
+        "",
+        *[f"- {v}" for v in versions],
         "",
         "## Headline: peer / stoic, median of the per-round ratios",
         "",
@@ -278,7 +274,16 @@ def cmd_write(out: Path, target: Path) -> None:
         "What is compared is the time a library adds to a call: the call's time minus the same",
         "call without a retry library, in the same round.",
         "",
-        *headline(py, js),
+    ]
+    if py:
+        lines += headline("Python", py)
+    if js:
+        lines += headline("JavaScript", js)
+    lines += [
+        "A retry decision is the difference of two overheads measured in the same round, so it",
+        "is the noisiest figure: where a peer's success overhead varies by more than stoic's",
+        "whole decision, its ratio can swing widely (even below zero); the row above it, the",
+        "whole overhead of a call that fails once, is the steadier comparison.",
         "",
     ]
     if js:
@@ -320,9 +325,9 @@ def cmd_write(out: Path, target: Path) -> None:
             f"{py['rounds']} paired rounds of {py['n_success']:,} calls ({py['n_retry']:,} for"
             " the one-retry path). Times: median over rounds of the library's time minus the bare"
             " call's. Ratios: median of the per-round ratios peer / stoic (in brackets: ratio of"
-            " the medians). A retry decision is a call that fails once (ConnectionError) and then"
-            " succeeds, sleeping stubbed, minus the success path; it includes raising and"
-            " catching the exception.",
+            ' the medians). "Fails once": the function raises ConnectionError once and then'
+            " returns, sleeping stubbed; a retry decision is that minus the success path, so it"
+            " includes raising and catching the exception.",
             "",
             *case_tables(py),
             "",

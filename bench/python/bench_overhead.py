@@ -153,7 +153,7 @@ def measure(is_async: bool, n: int, rounds: int) -> dict[str, dict[str, list[flo
             samples["success"][name].append(timer(ok[name], n))
             # backoff sleeps with time.sleep / asyncio.sleep and takes no sleep function.
             if name == "backoff":
-                time.sleep = _no_sleep
+                time.sleep = _no_sleep  # type: ignore[assignment]
                 asyncio.sleep = _no_async_sleep  # type: ignore[assignment]
             try:
                 samples["retried"][name].append(timer(once[name], n_retry))
@@ -236,13 +236,12 @@ def main() -> None:
         # A retried call is two attempts; the retry decision is the extra
         # cost over a first-time success (and over the bare second call),
         # within the same round.
-        decision = {
-            lib: [retried[lib][r] - retried["none"][r] - over[lib][r] for r in rounds]
-            for lib in LIBS
-        }
+        once = {lib: [retried[lib][r] - retried["none"][r] for r in rounds] for lib in LIBS}
+        decision = {lib: [once[lib][r] - over[lib][r] for r in rounds] for lib in LIBS}
         kind = "asyncio" if is_async else "sync"
         for label, per_round in (
             (f"{kind} success", over),
+            (f"{kind} fails once, then succeeds", once),
             (f"{kind} one retry decision", decision),
         ):
             summary = summarise(per_round)
