@@ -63,7 +63,9 @@ def cmd_end(out: Path) -> None:
     if "start_epoch" in run:
         run["elapsed_s"] = round(time.time() - float(run["start_epoch"]))
     run["knobs"] = {
-        k: os.environ[k] for k in ("ROUNDS", "N", "CRITERION_SECONDS") if k in os.environ
+        k: os.environ[k]
+        for k in ("ROUNDS", "N", "CRITERION_SECONDS", "BENCH_CLOCK")
+        if k in os.environ
     }
     save(out / "run.json", run)
 
@@ -150,6 +152,12 @@ def table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     lines += ["| " + " | ".join(row) + " |" for row in rows]
     return lines
+
+
+def clock_text(data: Json) -> str:
+    if data.get("clock", "wall") == "cpu":
+        return "timed in the process's CPU time (so other processes' load is not counted)"
+    return "timed in wall-clock time"
 
 
 def case_tables(data: Json) -> list[str]:
@@ -251,7 +259,8 @@ def cmd_write(out: Path, target: Path) -> None:
         "it was running: absolute times are noisy, so the headline figures are ratios between",
         "libraries measured in the same paired rounds (every round times every library, in an",
         "order that rotates and reverses from round to round; a ratio is taken per round and the",
-        "median over rounds is reported). Method and cases: `bench/README.md`, the harnesses'",
+        "median over rounds is reported; times are the benchmark process's CPU time, not wall",
+        "time, unless a knob says otherwise). Method and cases: `bench/README.md`, the harnesses'",
         "header comments (`bench/python/bench_overhead.py`, `bench/js/bench.mjs`).",
         "",
         "## This run",
@@ -323,7 +332,8 @@ def cmd_write(out: Path, target: Path) -> None:
     if py:
         lines += [
             f"{py['rounds']} paired rounds of {py['n_success']:,} calls ({py['n_retry']:,} for"
-            " the one-retry path). Times: median over rounds of the library's time minus the bare"
+            f" the one-retry path), {clock_text(py)}. Times: median over rounds of the library's"
+            " time minus the bare"
             " call's. Ratios: median of the per-round ratios peer / stoic (in brackets: ratio of"
             ' the medians). "Fails once": the function raises ConnectionError once and then'
             " returns, sleeping stubbed; a retry decision is that minus the success path, so it"
@@ -341,7 +351,8 @@ def cmd_write(out: Path, target: Path) -> None:
     if js:
         lines += [
             f"{js['rounds']} paired rounds of {js['n_success']:,} calls ({js['n_retry']:,} for"
-            " the one-retry path), all async. Times: median over rounds of the library's time"
+            f" the one-retry path), all async, {clock_text(js)}. Times: median over rounds of the"
+            " library's time"
             " minus a hand-written loop making the same awaits. Ratios: median of the per-round"
             " ratios peer / stoic (in brackets: ratio of the medians). Sleeping is stubbed on the"
             " retry path (stoic: its `sleep` option; the peers: setTimeout fires on the next"

@@ -7,15 +7,16 @@
 #   and bundle sizes (scripts/js-bench.sh, pinned peers in a scratch folder;
 #   needs npm/dist, which `make bench` builds first).
 # Each writes JSON to target/bench-results/; bench/report.py turns them into
-# bench/RESULTS.md. Knobs: ROUNDS (paired rounds, Python and JS; 15), N (calls
+# bench/RESULTS.md. Knobs: ROUNDS (paired rounds, Python and JS; 31), N (calls
 # per round and library; 5000 Python, 10000 JS), CRITERION_SECONDS
-# (criterion's measurement time per case; 3).
+# (criterion's measurement time per case; 3), BENCH_CLOCK (cpu, the
+# default, or wall: what the Python and JS harnesses time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 out=target/bench-results
 PYTHON=${PYTHON:-python3}
-ROUNDS=${ROUNDS:-15}
+ROUNDS=${ROUNDS:-31}
 # Calls per round and library: Python's peers are slow, so fewer there.
 PY_N=${N:-5000}
 JS_N=${N:-10000}
@@ -32,7 +33,7 @@ cargo bench --quiet --locked -p stoic-bench --bench decision -- \
 "$PYTHON" bench/report.py rust "$out"
 
 echo "== $(date -u +%T) Python (${ROUNDS} rounds of ${PY_N} calls)"
-scripts/py-bench.sh --rounds "$ROUNDS" --n "$PY_N" --json "$(pwd)/$out/python.json"
+scripts/py-bench.sh --rounds "$ROUNDS" --n "$PY_N" --clock "${BENCH_CLOCK:-cpu}" --json "$(pwd)/$out/python.json"
 
 echo "== $(date -u +%T) JavaScript (${ROUNDS} rounds of ${JS_N} calls)"
 N=$JS_N BENCH_JSON="$(pwd)/$out/js.json" scripts/js-bench.sh

@@ -21,6 +21,8 @@
 // in an order that rotates and reverses from round to round, so drift and GC
 // hit all alike; per round we take each contender's overhead over the
 // baseline and the ratio peer / stoic; we report medians over rounds of both.
+// Two rounds run first unrecorded (JIT warm-up). Times are the process's CPU
+// time unless BENCH_CLOCK=wall (see below).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -88,21 +90,32 @@ const contenders = {
   'exponential-backoff': [() => backOff(noop, ebOptions), (f) => backOff(f, ebOptions), true],
 };
 
+// CPU time of this process (user + system) by default: on a shared machine,
+// time spent preempted by other processes does not count against whichever
+// contender happened to be running. BENCH_CLOCK=wall measures wall time.
+const CLOCK = process.env.BENCH_CLOCK === 'wall' ? 'wall' : 'cpu';
+const cpuNs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
+};
+const wallNs = () => Number(process.hrtime.bigint());
+const clock = CLOCK === 'wall' ? wallNs : cpuNs;
+
 async function timeCalls(call, n) {
-  const start = process.hrtime.bigint();
+  const start = clock();
   for (let i = 0; i < n; i++) await call();
-  return Number(process.hrtime.bigint() - start) / n;
+  return (clock() - start) / n;
 }
 
 async function timeRetries(call, stub, n) {
   const f = flaky();
   if (stub) globalThis.setTimeout = immediateTimeout;
   try {
-    const start = process.hrtime.bigint();
+    const start = clock();
     for (let i = 0; i < n; i++) {
       if ((await call(f)) !== 1) throw new Error('unexpected result');
     }
-    return Number(process.hrtime.bigint() - start) / n;
+    return (clock() - start) / n;
   } finally {
     globalThis.setTimeout = realSetTimeout;
   }
@@ -113,18 +126,21 @@ async function measure() {
   const success = Object.fromEntries(names.map((n) => [n, []]));
   const retried = Object.fromEntries(names.map((n) => [n, []]));
   const nRetry = Math.max(1, N >> 2);
-  for (const name of names) {
-    const [ok, once, stub] = contenders[name];
-    await timeCalls(ok, N); // warm-up
-    await timeRetries(once, stub, nRetry);
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    let order = names.map((_, i) => names[(i + round) % names.length]);
+  const WARM_UP = 2; // rounds run and not recorded, so the JIT has settled
+  for (let round = -WARM_UP; round < ROUNDS; round++) {
+    const shift = ((round % names.length) + names.length) % names.length;
+    let order = names.map((_, i) => names[(i + shift) % names.length]);
     if (round % 2) order = order.reverse();
+    // One pass per case, so a block follows another contender's block of
+    // the same case (and pays its share of the garbage left before it).
     for (const name of order) {
-      const [ok, once, stub] = contenders[name];
-      success[name].push(await timeCalls(ok, N));
-      retried[name].push(await timeRetries(once, stub, nRetry));
+      const ns = await timeCalls(contenders[name][0], N);
+      if (round >= 0) success[name].push(ns);
+    }
+    for (const name of order) {
+      const [, once, stub] = contenders[name];
+      const ns = await timeRetries(once, stub, nRetry);
+      if (round >= 0) retried[name].push(ns);
     }
   }
   return { success, retried, nRetry };
@@ -202,6 +218,7 @@ const versions = {
   ...Object.fromEntries(PEERS.map((p) => [p, pkgVersion(p)])),
 };
 const result = {
+  clock: CLOCK,
   rounds: ROUNDS,
   n_success: N,
   n_retry: nRetry,
@@ -215,7 +232,7 @@ const result = {
     'stoic: dist/browser.js (TypeScript runtime + wasm-bindgen glue) plus the .wasm module, each gzipped.',
 };
 
-console.log(`# Node ${versions.node}; ${ROUNDS} rounds of ${N} calls (${nRetry} for retries); medians over rounds`);
+console.log(`# Node ${versions.node}; ${ROUNDS} rounds of ${N} calls (${nRetry} for retries), ${CLOCK} time; medians over rounds`);
 console.log(`# ${PEERS.map((p) => `${p} ${versions[p]}`).join(', ')}; esbuild ${esbuildVersion}`);
 for (const [name, c] of Object.entries(cases)) {
   console.log(`\n## ${name}: ns per call, and peer / stoic (median of per-round ratios)`);

@@ -8,7 +8,10 @@ Two paths, sync and asyncio:
   sleeping stubbed out; "retry decision" = this minus the success path.
 
 Paired rounds: each round times every library and the bare function on
-both paths, in an order that rotates and reverses from round to round.
+both paths, in an order that rotates and reverses from round to round
+(one round first, unrecorded, as a warm-up). Times are the process's CPU
+time (``--clock wall`` for wall time), so that other processes' load on a
+shared machine does not count against whichever library was running.
 Per round, a library's figure is its time minus the bare call's, and the
 ratio is peer / stoic; we report medians over rounds of both. Run with
 ``scripts/py-bench.sh`` (a release build in a scratch venv); ``--json FILE``
@@ -106,19 +109,25 @@ def flaky_async(fail_first: bool) -> Callable[[], Any]:
     return fn
 
 
+# CPU time of this process by default: on a shared machine, time spent
+# preempted by other processes does not count against whichever library
+# happened to be running. ``--clock wall`` measures wall time instead.
+_clock = time.process_time_ns
+
+
 def time_sync(f: Callable[[], Any], n: int) -> float:
-    start = time.perf_counter_ns()
+    start = _clock()
     for _ in range(n):
         f()
-    return (time.perf_counter_ns() - start) / n
+    return (_clock() - start) / n
 
 
 def time_async(f: Callable[[], Any], n: int) -> float:
     async def loop() -> float:
-        start = time.perf_counter_ns()
+        start = _clock()
         for _ in range(n):
             await f()
-        return (time.perf_counter_ns() - start) / n
+        return (_clock() - start) / n
 
     return asyncio.run(loop())
 
@@ -143,23 +152,29 @@ def measure(is_async: bool, n: int, rounds: int) -> dict[str, dict[str, list[flo
         "retried": {name: [] for name in names},
     }
     original_sleep = time.sleep
-    for name in names:  # warm-up
-        timer(ok[name], max(1, n // 10))
-    for round_ in range(rounds):
+    warm_up = 1  # rounds run first and not recorded
+    for round_ in range(-warm_up, rounds):
         order = [names[(i + round_) % len(names)] for i in range(len(names))]
         if round_ % 2:
             order.reverse()
+        # One pass per path, so a block follows another library's block of
+        # the same path.
         for name in order:
-            samples["success"][name].append(timer(ok[name], n))
+            ok_ns = timer(ok[name], n)
+            if round_ >= 0:
+                samples["success"][name].append(ok_ns)
+        for name in order:
             # backoff sleeps with time.sleep / asyncio.sleep and takes no sleep function.
             if name == "backoff":
                 time.sleep = _no_sleep  # type: ignore[assignment]
                 asyncio.sleep = _no_async_sleep  # type: ignore[assignment]
             try:
-                samples["retried"][name].append(timer(once[name], n_retry))
+                once_ns = timer(once[name], n_retry)
             finally:
                 time.sleep = original_sleep
                 asyncio.sleep = _ORIGINAL_ASYNC_SLEEP
+            if round_ >= 0:
+                samples["retried"][name].append(once_ns)
     return samples
 
 
@@ -206,7 +221,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--n", type=int, default=20_000)
     parser.add_argument("--json", help="also write the results to this file, as JSON")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     args = parser.parse_args()
+    global _clock
+    _clock = time.process_time_ns if args.clock == "cpu" else time.perf_counter_ns
     stamina.set_testing(True, attempts=5)  # stamina's own switch: no waiting
     # stamina logs every retry by default (to stderr when logging is not
     # configured); stoic's records are off by default: compare like with like.
@@ -214,8 +232,9 @@ def main() -> None:
     versions = {name: metadata.version(name) for name in LIBS}
     versions["python"] = platform.python_version()
     print(f"# Python {platform.python_version()} on {platform.machine()}, {sys.platform}")
-    print(f"# {args.rounds} paired rounds; medians of ns per call minus the bare call,")
-    print("# and medians of the per-round ratios peer / stoic")
+    print(f"# {args.rounds} paired rounds, {args.clock} time; medians of ns per call minus")
+    print("# the bare call's,", end=" ")
+    print("and medians of the per-round ratios peer / stoic")
     print("# " + ", ".join(f"{name} {versions[name]}" for name in LIBS))
     raw = raw_engine(args.n, args.rounds)
     print(
@@ -252,6 +271,7 @@ def main() -> None:
             print(f"| {label} | {cells} | {ratios} |")
     if args.json:
         result = {
+            "clock": args.clock,
             "rounds": args.rounds,
             "n_success": args.n,
             "n_retry": max(1, args.n // 4),
