@@ -229,7 +229,7 @@ def size_table(js: Json) -> list[str]:
         "entry, gzip",
         "wasm, gzip",
         "total, gzip",
-        "retry only, gzip",
+        "retry only, gzip (stoic: with the wasm)",
         "stoic total / this",
     ]
     return table(header, rows)
@@ -309,8 +309,9 @@ def cmd_write(out: Path, target: Path) -> None:
     if rust and rust["cases"]:
         lines += [
             "No peer runs the same sans-IO decision path in Rust, so these are absolute times",
-            "of stoic-core alone (criterion's estimates, with their 95 % confidence intervals);",
-            "compare them between runs on the same machine only.",
+            "of stoic-core alone (criterion's estimates, with their 95 % confidence intervals).",
+            "Criterion times wall-clock time, so the machine's load shows in them (a mean well",
+            "above the median is the sign): compare them between runs on the same quiet machine.",
             "",
         ]
         rows = []
