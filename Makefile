@@ -39,7 +39,11 @@ test-rust: ## Rust unit, scenario, vector and property tests
 	$(CARGO) test --locked --workspace
 
 .PHONY: bench
-bench: ## Criterion benchmarks of the decision path (figures go to bench/README.md)
+bench: js-build ## Rust, Python and JS benchmarks against the peers in one run; writes bench/RESULTS.md
+	@scripts/bench.sh
+
+.PHONY: bench-rust
+bench-rust: ## Criterion benchmarks of the decision path alone, criterion's default times
 	$(CARGO) bench --locked -p stoic-bench --bench decision
 
 .PHONY: fuzz

@@ -26,5 +26,5 @@ lint-js: js-build ## tsc --noEmit over the runtime, the tests and the typed exam
 	$(CARGO) clippy --locked -p stoic-wasm --target $(WASM_TARGET) -- -D warnings
 
 .PHONY: bench-js
-bench-js: js-build ## JS benchmarks (size, retry() overhead, decision cost) against cockatiel and p-retry
+bench-js: js-build ## JS benchmarks alone (size, overhead, decision) against cockatiel, p-retry, exponential-backoff
 	@scripts/js-bench.sh

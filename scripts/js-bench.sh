@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# JS benchmarks: installs the peers (cockatiel, p-retry, pinned by
-# bench/js/package-lock.json) into a scratch folder outside the repository,
-# then runs bench/js/bench.mjs there against npm/dist. Figures: bench/README.md.
+# JS benchmarks: installs the peers (cockatiel, p-retry, exponential-backoff)
+# and esbuild, pinned by bench/js/package-lock.json, into a scratch folder
+# outside the repository (one per checkout), then runs bench/js/bench.mjs
+# there against npm/dist. BENCH_JSON=file also writes the results as JSON;
+# ROUNDS and N make a run shorter or longer. Figures: bench/RESULTS.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scratch="${TMPDIR:-/tmp}/stoic-bench-js"
+scratch="${TMPDIR:-/tmp}/stoic-bench-js-$(pwd | sha256sum | cut -c1-8)"
 mkdir -p "$scratch"
 cp bench/js/package.json bench/js/package-lock.json bench/js/bench.mjs "$scratch"/
 if [ ! -f "$scratch/node_modules/.stoic-lock" ] || ! cmp -s bench/js/package-lock.json "$scratch/node_modules/.stoic-lock"; then

@@ -1,146 +1,252 @@
-// JS benchmarks for stoic (figures go to bench/README.md, section "JavaScript").
-// Run by scripts/js-bench.sh from a scratch folder holding the peers
-// (cockatiel, p-retry) and this file; STOIC_DIST is the package's dist.
+// JS benchmarks for stoic against cockatiel, p-retry and exponential-backoff.
+// Run by scripts/js-bench.sh from a scratch folder holding the pinned peers
+// (bench/js/package-lock.json) and this file; STOIC_DIST is the package's
+// dist (npm/dist after `make js-build`). BENCH_JSON, when set, is the file
+// the results go to as JSON (`make bench` reads it into bench/RESULTS.md).
 //
-// Method: every contender runs N calls per round; rounds alternate the
-// contenders' order (paired, so drift and GC hit all alike); we report the
-// median over rounds of ns per call, minus the baseline (the same awaits
-// without any retry library), and the ratio to cockatiel.
-import { readFileSync } from 'node:fs';
-import { gzipSync, brotliCompressSync } from 'node:zlib';
+// Cases, each library configured its idiomatic way (5 attempts in all,
+// jittered exponential backoff; stoic's default policy except the retry
+// budget, which the peers lack):
+// - success: retry() around an async function that resolves first time;
+// - fails once: the function rejects once, then resolves, with the sleep
+//   stubbed (stoic: its `sleep` option; the peers take no sleep function,
+//   so setTimeout is replaced by a microtask while they run), minus a
+//   hand-written loop doing the same awaits;
+// - one retry decision: that, minus the success case (same round).
+// - size: each library's ESM entry bundled and minified by esbuild, gzipped
+//   (stoic: its browser entry, i.e. the TypeScript runtime and the
+//   wasm-bindgen glue, plus the .wasm module gzipped).
+//
+// Method: paired rounds. Every round times every contender (N calls each)
+// in an order that rotates and reverses from round to round, so drift and GC
+// hit all alike; per round we take each contender's overhead over the
+// baseline and the ratio peer / stoic; we report medians over rounds of both.
+// Two rounds run first unrecorded (JIT warm-up). Times are the process's CPU
+// time unless BENCH_CLOCK=wall (see below).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
 
 const dist = process.env.STOIC_DIST;
+const here = import.meta.dirname ?? new URL('.', import.meta.url).pathname;
 const stoic = await import(join(dist, 'node.js'));
-const { retry: cockatielRetry, handleAll, ConstantBackoff } = await import('cockatiel');
+const { retry: cockatielRetry, handleAll, ExponentialBackoff } = await import('cockatiel');
 const { default: pRetry } = await import('p-retry');
+const { backOff } = await import('exponential-backoff');
 
-const ROUNDS = Number(process.env.ROUNDS ?? 31);
-const N = Number(process.env.N ?? 20000);
+const ROUNDS = Number(process.env.ROUNDS ?? 21);
+const N = Number(process.env.N ?? 10000);
+const PEERS = ['cockatiel', 'p-retry', 'exponential-backoff'];
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 }
 
-async function measure(contenders) {
-  const names = Object.keys(contenders);
-  const samples = Object.fromEntries(names.map((n) => [n, []]));
-  for (const name of names) for (let i = 0; i < N; i++) await contenders[name](); // warm-up
-  for (let round = 0; round < ROUNDS; round++) {
-    const order = names.map((_, i) => names[(i + round) % names.length]);
-    for (const name of order) {
-      const run = contenders[name];
-      const start = process.hrtime.bigint();
-      for (let i = 0; i < N; i++) await run();
-      samples[name].push(Number(process.hrtime.bigint() - start) / N);
-    }
-  }
-  const result = Object.fromEntries(names.map((n) => [n, median(samples[n])]));
-  // The fastest round too: on a shared machine it is the least disturbed.
-  best = Object.fromEntries(names.map((n) => [n, Math.min(...samples[n])]));
-  return result;
+// ---------------------------------------------------------------- timers
+// The peers sleep with setTimeout (even for 0 ms, which Node rounds up to
+// 1 ms); while they run the retry case, a timer fires on the next microtask.
+const realSetTimeout = globalThis.setTimeout;
+const fakeTimer = { unref() { return this; }, ref() { return this; }, hasRef: () => false };
+function immediateTimeout(fn, _ms, ...args) {
+  Promise.resolve().then(() => fn(...args));
+  return fakeTimer;
 }
 
-let best = {};
-function printBest(base) {
-  const line = Object.entries(best)
-    .map(([n, ns]) => `${n} ${ns.toFixed(0)}${base && n !== base ? ` (+${(ns - best[base]).toFixed(0)})` : ''}`)
-    .join('; ');
-  console.log(`fastest rounds (ns): ${line}`);
-}
-
-// ---------------------------------------------------------------- size
-const wasm = readFileSync(join(dist, 'wasm/stoic_wasm_bg.wasm'));
-const glue = readFileSync(join(dist, 'wasm/stoic_wasm.js'));
-const runtime = ['index', 'policy', 'retry', 'fetch', 'attempt', 'classify', 'clock', 'codes', 'core', 'errors', 'headers', 'helpers', 'components', 'node']
-  .map((f) => readFileSync(join(dist, `${f}.js`)))
-  .reduce((a, b) => Buffer.concat([a, b]));
-const gz = (b) => gzipSync(b, { level: 9 }).length;
-const br = (b) => brotliCompressSync(b).length;
-console.log('## size (bytes)');
-console.log(`wasm raw ${wasm.length}, gzip ${gz(wasm)}, brotli ${br(wasm)}`);
-console.log(`glue raw ${glue.length}, gzip ${gz(glue)}`);
-console.log(`wasm + glue gzip ${gz(wasm) + gz(glue)} (${((gz(wasm) + gz(glue)) / 1024).toFixed(1)} KiB)`);
-console.log(`TS runtime (js) raw ${runtime.length}, gzip ${gz(runtime)}`);
-
-// ---------------------------------------------------------------- success overhead
+// ---------------------------------------------------------------- contenders
 const noop = async () => 1;
-const policy = new stoic.Policy();
-const cockatiel = cockatielRetry(handleAll, { maxAttempts: 4, backoff: new ConstantBackoff(0) });
-const success = await measure({
-  baseline: () => noop(),
-  stoic: () => stoic.retry(noop, { policy }),
-  'stoic (no options)': () => stoic.retry(noop),
-  cockatiel: () => cockatiel.execute(noop),
-  'p-retry': () => pRetry(noop, { retries: 4 }),
-});
-const successBest = best;
-console.log('\n## retry() around an async no-op that succeeds (median ns per call)');
-for (const [name, ns] of Object.entries(success)) {
-  const over = ns - success.baseline;
-  const ratio = name === 'baseline' ? '' : ` overhead ${over.toFixed(0)} ns, x${(over / (success.cockatiel - success.baseline)).toFixed(2)} cockatiel`;
-  console.log(`${name}: ${ns.toFixed(0)} ns${ratio}`);
-}
-best = successBest;
-printBest('baseline');
-
-// ---------------------------------------------------------------- retry decision cost
-// k failures then a success, sleeping nothing (injected sleep). Breaker and
-// budget off so k consecutive failures stay retryable; backoff constant 0.
-const K = 4;
-const decisionPolicy = new stoic.Policy({
-  maxAttempts: K + 1,
-  breaker: null,
-  budget: { ratio: null },
-  backoff: { strategy: 'constant', baseMs: 0, capMs: 0 },
-});
 const boom = new Error('transient');
 const noSleep = () => Promise.resolve();
+/** A function that rejects on its odd calls and resolves on its even ones. */
 function flaky() {
   let n = 0;
-  return () => (++n <= K ? Promise.reject(boom) : Promise.resolve(1));
+  return () => (++n % 2 === 1 ? Promise.reject(boom) : Promise.resolve(1));
 }
-const decisions = await measure({
-  'baseline (k rejected awaits + 1)': async () => {
-    const f = flaky();
-    for (;;) {
-      try {
-        return await f();
-      } catch {
-        await noSleep();
-      }
-    }
-  },
-  'stoic, k failures': () => stoic.retry(flaky(), { policy: decisionPolicy, sleep: noSleep }),
-  'baseline (1 await)': () => noop(),
-  'stoic, no failure': () => stoic.retry(noop, { policy: decisionPolicy, sleep: noSleep }),
-});
-const perRetry =
-  (decisions['stoic, k failures'] - decisions['baseline (k rejected awaits + 1)'] -
-    (decisions['stoic, no failure'] - decisions['baseline (1 await)'])) / K;
-console.log(`\n## one retry decision inside retry(), k = ${K} (median ns per call)`);
-for (const [name, ns] of Object.entries(decisions)) console.log(`${name}: ${ns.toFixed(0)} ns`);
-printBest();
-console.log(`per retry decision beyond the rejected promise and the sleep call: ${perRetry.toFixed(0)} ns (medians)`);
-const bestPerRetry =
-  (best['stoic, k failures'] - best['baseline (k rejected awaits + 1)'] -
-    (best['stoic, no failure'] - best['baseline (1 await)'])) / K;
-console.log(`same from the fastest rounds: ${bestPerRetry.toFixed(0)} ns`);
 
-// The engine alone: start, admit, report a failure, read the delay, close.
-const core = decisionPolicy.core;
-const engine = await measure({
-  'engine: start + 5 x (beforeAttempt + onRejected) + close': async () => {
-    const h = core.start(0, true);
-    for (let i = 0; i < K; i++) {
-      core.beforeAttempt(h, 0);
-      core.onRejected(h, 0, 1, undefined);
-      core.delayMs();
+const policy = new stoic.Policy({ maxAttempts: 5, budget: { ratio: null } });
+const cockatiel = cockatielRetry(handleAll, { maxAttempts: 4, backoff: new ExponentialBackoff() });
+const pRetryOptions = { retries: 4, randomize: true };
+const ebOptions = { numOfAttempts: 5, jitter: 'full' };
+
+// Each contender: [success call, one-retry call (given a fresh flaky fn), stub timers?]
+const contenders = {
+  baseline: [
+    () => noop(),
+    async (f) => {
+      for (;;) {
+        try {
+          return await f();
+        } catch {
+          await noSleep();
+        }
+      }
+    },
+    false,
+  ],
+  stoic: [() => stoic.retry(noop, { policy }), (f) => stoic.retry(f, { policy, sleep: noSleep }), false],
+  cockatiel: [() => cockatiel.execute(noop), (f) => cockatiel.execute(f), true],
+  'p-retry': [() => pRetry(noop, pRetryOptions), (f) => pRetry(f, pRetryOptions), true],
+  'exponential-backoff': [() => backOff(noop, ebOptions), (f) => backOff(f, ebOptions), true],
+};
+
+// CPU time of this process (user + system) by default: on a shared machine,
+// time spent preempted by other processes does not count against whichever
+// contender happened to be running. BENCH_CLOCK=wall measures wall time.
+const CLOCK = process.env.BENCH_CLOCK === 'wall' ? 'wall' : 'cpu';
+const cpuNs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) * 1000;
+};
+const wallNs = () => Number(process.hrtime.bigint());
+const clock = CLOCK === 'wall' ? wallNs : cpuNs;
+
+async function timeCalls(call, n) {
+  const start = clock();
+  for (let i = 0; i < n; i++) await call();
+  return (clock() - start) / n;
+}
+
+async function timeRetries(call, stub, n) {
+  const f = flaky();
+  if (stub) globalThis.setTimeout = immediateTimeout;
+  try {
+    const start = clock();
+    for (let i = 0; i < n; i++) {
+      if ((await call(f)) !== 1) throw new Error('unexpected result');
     }
-    core.beforeAttempt(h, 0);
-    core.onSuccess(h, 0);
-    core.close(h);
-  },
-});
-for (const [name, ns] of Object.entries(engine)) console.log(`${name}: ${ns.toFixed(0)} ns (${(ns / (K + 1)).toFixed(0)} ns per attempt)`);
+    return (clock() - start) / n;
+  } finally {
+    globalThis.setTimeout = realSetTimeout;
+  }
+}
+
+async function measure() {
+  const names = Object.keys(contenders);
+  const success = Object.fromEntries(names.map((n) => [n, []]));
+  const retried = Object.fromEntries(names.map((n) => [n, []]));
+  const nRetry = Math.max(1, N >> 2);
+  const WARM_UP = 2; // rounds run and not recorded, so the JIT has settled
+  for (let round = -WARM_UP; round < ROUNDS; round++) {
+    const shift = ((round % names.length) + names.length) % names.length;
+    let order = names.map((_, i) => names[(i + shift) % names.length]);
+    if (round % 2) order = order.reverse();
+    // One pass per case, so a block follows another contender's block of
+    // the same case (and pays its share of the garbage left before it).
+    for (const name of order) {
+      const ns = await timeCalls(contenders[name][0], N);
+      if (round >= 0) success[name].push(ns);
+    }
+    for (const name of order) {
+      const [, once, stub] = contenders[name];
+      const ns = await timeRetries(once, stub, nRetry);
+      if (round >= 0) retried[name].push(ns);
+    }
+  }
+  return { success, retried, nRetry };
+}
+
+/** Per-round figures: overhead over the baseline, and peer / stoic. */
+function summarise(perRound) {
+  const libs = ['stoic', ...PEERS];
+  const medians = Object.fromEntries(libs.map((l) => [l, median(perRound[l])]));
+  const ratios = Object.fromEntries(
+    PEERS.map((p) => [p, median(perRound[p].map((v, r) => v / perRound.stoic[r]))]),
+  );
+  const ratioOfMedians = Object.fromEntries(PEERS.map((p) => [p, medians[p] / medians.stoic]));
+  return { median_ns: medians, ratio_median: ratios, ratio_of_medians: ratioOfMedians };
+}
+
+const { success, retried, nRetry } = await measure();
+const libs = ['stoic', ...PEERS];
+const successOver = {};
+const retriedOver = {};
+const decision = {};
+for (const lib of libs) {
+  successOver[lib] = success[lib].map((v, r) => v - success.baseline[r]);
+  retriedOver[lib] = retried[lib].map((v, r) => v - retried.baseline[r]);
+  decision[lib] = retriedOver[lib].map((v, r) => v - successOver[lib][r]);
+}
+const cases = {
+  'success first time (overhead per call)': summarise(successOver),
+  'fails once, then succeeds (overhead per call)': summarise(retriedOver),
+  'one retry decision (the above minus success)': summarise(decision),
+};
+
+// ---------------------------------------------------------------- size
+const { build, version: esbuildVersion } = await import('esbuild');
+const gz = (b) => gzipSync(b, { level: 9 }).length;
+async function bundle(contents) {
+  const out = await build({
+    stdin: { contents, resolveDir: here, loader: 'js' },
+    bundle: true,
+    minify: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    write: false,
+    logLevel: 'silent',
+  });
+  const bytes = out.outputFiles[0].contents;
+  return { min: bytes.length, gzip: gz(bytes) };
+}
+const stoicEntry = JSON.stringify(join(dist, 'browser.js'));
+const wasm = readFileSync(join(dist, 'wasm/stoic_wasm_bg.wasm'));
+const entries = {
+  stoic: [`export * from ${stoicEntry};`, `export { retry, Policy } from ${stoicEntry};`],
+  cockatiel: ["export * from 'cockatiel';", "export { retry, handleAll, ExponentialBackoff } from 'cockatiel';"],
+  'p-retry': ["export * from 'p-retry'; export { default } from 'p-retry';", "export { default } from 'p-retry';"],
+  'exponential-backoff': ["export * from 'exponential-backoff';", "export { backOff } from 'exponential-backoff';"],
+};
+const size = {};
+for (const [lib, [whole, retryOnly]] of Object.entries(entries)) {
+  const all = await bundle(whole);
+  const used = await bundle(retryOnly);
+  size[lib] = { entry_min: all.min, entry_gzip: all.gzip, retry_only_min: used.min, retry_only_gzip: used.gzip };
+}
+size.stoic.wasm_raw = wasm.length;
+size.stoic.wasm_gzip = gz(wasm);
+size.stoic.total_gzip = size.stoic.entry_gzip + size.stoic.wasm_gzip;
+size.stoic.retry_only_total_gzip = size.stoic.retry_only_gzip + size.stoic.wasm_gzip;
+
+// ---------------------------------------------------------------- report
+const pkgVersion = (name) => JSON.parse(readFileSync(join(here, 'node_modules', name, 'package.json'), 'utf8')).version;
+const versions = {
+  node: process.versions.node,
+  stoic: JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')).version,
+  esbuild: esbuildVersion,
+  ...Object.fromEntries(PEERS.map((p) => [p, pkgVersion(p)])),
+};
+const result = {
+  clock: CLOCK,
+  rounds: ROUNDS,
+  n_success: N,
+  n_retry: nRetry,
+  versions,
+  baseline_median_ns: { success: median(success.baseline), one_retry: median(retried.baseline) },
+  cases,
+  size,
+  size_note:
+    'esbuild --bundle --minify --format=esm --platform=browser, gzip -9. "entry": export * from the package; ' +
+    '"retry only": the names a retry needs (tree-shaken where the package is ESM). ' +
+    'stoic: dist/browser.js (TypeScript runtime + wasm-bindgen glue) plus the .wasm module, each gzipped.',
+};
+
+console.log(`# Node ${versions.node}; ${ROUNDS} rounds of ${N} calls (${nRetry} for retries), ${CLOCK} time; medians over rounds`);
+console.log(`# ${PEERS.map((p) => `${p} ${versions[p]}`).join(', ')}; esbuild ${esbuildVersion}`);
+for (const [name, c] of Object.entries(cases)) {
+  console.log(`\n## ${name}: ns per call, and peer / stoic (median of per-round ratios)`);
+  for (const lib of libs) {
+    const r = lib === 'stoic' ? '' : `  x${c.ratio_median[lib].toFixed(2)}`;
+    console.log(`${lib.padEnd(20)} ${c.median_ns[lib].toFixed(0).padStart(8)} ns${r}`);
+  }
+}
+console.log('\n## size, gzip -9 bytes (entry / retry only)');
+for (const [lib, s] of Object.entries(size)) {
+  const extra = lib === 'stoic' ? ` + wasm ${s.wasm_gzip} = ${s.total_gzip} / ${s.retry_only_total_gzip}` : '';
+  console.log(`${lib.padEnd(20)} ${s.entry_gzip} / ${s.retry_only_gzip}${extra}`);
+}
+if (process.env.BENCH_JSON) {
+  writeFileSync(process.env.BENCH_JSON, `${JSON.stringify(result, null, 2)}\n`);
+  console.log(`\nwrote ${process.env.BENCH_JSON}`);
+}

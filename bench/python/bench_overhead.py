@@ -7,18 +7,23 @@ Two paths, sync and asyncio:
 - one retry: it fails once (ConnectionError) and then succeeds, with
   sleeping stubbed out; "retry decision" = this minus the success path.
 
-Each round times every library once, in a shuffled order (paired,
-alternating rounds); the figures are medians over rounds, minus the cost
-of calling the bare function, and ratios are peer / stoic. Run with
-``scripts/py-bench.sh`` (a release build in a scratch venv).
+Paired rounds: each round times every library and the bare function on
+both paths, in an order that rotates and reverses from round to round
+(one round first, unrecorded, as a warm-up). Times are the process's CPU
+time (``--clock wall`` for wall time), so that other processes' load on a
+shared machine does not count against whichever library was running.
+Per round, a library's figure is its time minus the bare call's, and the
+ratio is peer / stoic; we report medians over rounds of both. Run with
+``scripts/py-bench.sh`` (a release build in a scratch venv); ``--json FILE``
+also writes the results for ``make bench`` (bench/RESULTS.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import platform
-import random
 import statistics
 import sys
 import time
@@ -104,47 +109,87 @@ def flaky_async(fail_first: bool) -> Callable[[], Any]:
     return fn
 
 
+# CPU time of this process by default: on a shared machine, time spent
+# preempted by other processes does not count against whichever library
+# happened to be running. ``--clock wall`` measures wall time instead.
+_clock = time.process_time_ns
+
+
 def time_sync(f: Callable[[], Any], n: int) -> float:
-    start = time.perf_counter_ns()
+    start = _clock()
     for _ in range(n):
         f()
-    return (time.perf_counter_ns() - start) / n
+    return (_clock() - start) / n
 
 
 def time_async(f: Callable[[], Any], n: int) -> float:
     async def loop() -> float:
-        start = time.perf_counter_ns()
+        start = _clock()
         for _ in range(n):
             await f()
-        return (time.perf_counter_ns() - start) / n
+        return (_clock() - start) / n
 
     return asyncio.run(loop())
 
 
-def measure(is_async: bool, fail_first: bool, n: int, rounds: int) -> dict[str, float]:
-    """Median ns per call over ``rounds`` for each library and the bare
-    function (key ``none``)."""
+def measure(is_async: bool, n: int, rounds: int) -> dict[str, dict[str, list[float]]]:
+    """Per-round ns per call of every library and of the bare function
+    (key ``none``), for a call that succeeds first time (``success``) and a
+    call that fails once and then succeeds (``retried``, ``n // 4`` calls).
+
+    Paired rounds: every round times every candidate, in an order that
+    rotates and reverses from round to round, so drift hits all alike."""
     names = ("none", *LIBS)
     make_fn = flaky_async if is_async else flaky_sync
     timer = time_async if is_async else time_sync
-    funcs = {name: make(name, make_fn(fail_first), is_async=is_async) for name in LIBS}
-    funcs["none"] = make_fn(False)  # the bare call that succeeds
-    samples: dict[str, list[float]] = {name: [] for name in names}
+    ok = {name: make(name, make_fn(False), is_async=is_async) for name in LIBS}
+    once = {name: make(name, make_fn(True), is_async=is_async) for name in LIBS}
+    ok["none"] = make_fn(False)  # the bare call that succeeds
+    once["none"] = make_fn(False)
+    n_retry = max(1, n // 4)
+    samples: dict[str, dict[str, list[float]]] = {
+        "success": {name: [] for name in names},
+        "retried": {name: [] for name in names},
+    }
     original_sleep = time.sleep
-    for _ in range(rounds):
-        order = list(names)
-        random.shuffle(order)
+    warm_up = 1  # rounds run first and not recorded
+    for round_ in range(-warm_up, rounds):
+        order = [names[(i + round_) % len(names)] for i in range(len(names))]
+        if round_ % 2:
+            order.reverse()
+        # One pass per path, so a block follows another library's block of
+        # the same path.
         for name in order:
-            # backoff sleeps with time.sleep and takes no sleep function.
-            time.sleep = _no_sleep if (name == "backoff" and fail_first) else original_sleep
-            if name == "backoff" and fail_first and is_async:
+            ok_ns = timer(ok[name], n)
+            if round_ >= 0:
+                samples["success"][name].append(ok_ns)
+        for name in order:
+            # backoff sleeps with time.sleep / asyncio.sleep and takes no sleep function.
+            if name == "backoff":
+                time.sleep = _no_sleep  # type: ignore[assignment]
                 asyncio.sleep = _no_async_sleep  # type: ignore[assignment]
             try:
-                samples[name].append(timer(funcs[name], n))
+                once_ns = timer(once[name], n_retry)
             finally:
                 time.sleep = original_sleep
                 asyncio.sleep = _ORIGINAL_ASYNC_SLEEP
-    return {name: statistics.median(values) for name, values in samples.items()}
+            if round_ >= 0:
+                samples["retried"][name].append(once_ns)
+    return samples
+
+
+def summarise(per_round: dict[str, list[float]]) -> dict[str, dict[str, float]]:
+    """Medians over rounds of each library's figure, of the per-round ratios
+    peer / stoic, and the ratio of the medians."""
+    medians = {lib: statistics.median(per_round[lib]) for lib in LIBS}
+    ratios = {
+        peer: statistics.median(
+            p / s for p, s in zip(per_round[peer], per_round["stoic"], strict=True)
+        )
+        for peer in LIBS[1:]
+    }
+    of_medians = {peer: medians[peer] / medians["stoic"] for peer in LIBS[1:]}
+    return {"median_ns": medians, "ratio_median": ratios, "ratio_of_medians": of_medians}
 
 
 _ORIGINAL_ASYNC_SLEEP = asyncio.sleep
@@ -175,16 +220,22 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--n", type=int, default=20_000)
+    parser.add_argument("--json", help="also write the results to this file, as JSON")
+    parser.add_argument("--clock", choices=("cpu", "wall"), default="cpu")
     args = parser.parse_args()
+    global _clock
+    _clock = time.process_time_ns if args.clock == "cpu" else time.perf_counter_ns
     stamina.set_testing(True, attempts=5)  # stamina's own switch: no waiting
     # stamina logs every retry by default (to stderr when logging is not
     # configured); stoic's records are off by default: compare like with like.
     stamina.instrumentation.set_on_retry_hooks([])
-    n_retry = max(1, args.n // 4)
+    versions = {name: metadata.version(name) for name in LIBS}
+    versions["python"] = platform.python_version()
     print(f"# Python {platform.python_version()} on {platform.machine()}, {sys.platform}")
-    print(f"# {args.rounds} rounds, medians; ns per call, minus the bare call")
-    versions = ", ".join(f"{name} {metadata.version(name)}" for name in LIBS)
-    print(f"# {versions}")
+    print(f"# {args.rounds} paired rounds, {args.clock} time; medians of ns per call minus")
+    print("# the bare call's,", end=" ")
+    print("and medians of the per-round ratios peer / stoic")
+    print("# " + ", ".join(f"{name} {versions[name]}" for name in LIBS))
     raw = raw_engine(args.n, args.rounds)
     print(
         f"engine alone: begin+on_success {raw['success']:.0f} ns; "
@@ -195,21 +246,43 @@ def main() -> None:
     )
     print(header)
     print("|" + "---|" * (1 + 2 * len(LIBS) - 1))
+    cases: dict[str, dict[str, dict[str, float]]] = {}
     for is_async in (False, True):
-        success = measure(is_async, False, args.n, args.rounds)
-        retried = measure(is_async, True, n_retry, args.rounds)
-        kind = "asyncio" if is_async else "sync"
-        over = {lib: success[lib] - success["none"] for lib in LIBS}
+        samples = measure(is_async, args.n, args.rounds)
+        success, retried = samples["success"], samples["retried"]
+        rounds = range(args.rounds)
+        over = {lib: [success[lib][r] - success["none"][r] for r in rounds] for lib in LIBS}
         # A retried call is two attempts; the retry decision is the extra
-        # cost over a first-time success (and over the bare second call).
-        decision = {lib: retried[lib] - retried["none"] - over[lib] for lib in LIBS}
-        for label, row in (
+        # cost over a first-time success (and over the bare second call),
+        # within the same round.
+        once = {lib: [retried[lib][r] - retried["none"][r] for r in rounds] for lib in LIBS}
+        decision = {lib: [once[lib][r] - over[lib][r] for r in rounds] for lib in LIBS}
+        kind = "asyncio" if is_async else "sync"
+        for label, per_round in (
             (f"{kind} success", over),
+            (f"{kind} fails once, then succeeds", once),
             (f"{kind} one retry decision", decision),
         ):
+            summary = summarise(per_round)
+            cases[label] = summary
+            row = summary["median_ns"]
             cells = " | ".join(f"{row[lib] / 1000:.2f} us" for lib in LIBS)
-            ratios = " | ".join(f"{row[lib] / row['stoic']:.1f}x" for lib in LIBS[1:])
+            ratios = " | ".join(f"{summary['ratio_median'][lib]:.1f}x" for lib in LIBS[1:])
             print(f"| {label} | {cells} | {ratios} |")
+    if args.json:
+        result = {
+            "clock": args.clock,
+            "rounds": args.rounds,
+            "n_success": args.n,
+            "n_retry": max(1, args.n // 4),
+            "versions": versions,
+            "engine_alone_ns": raw,
+            "cases": cases,
+        }
+        with open(args.json, "w", encoding="utf-8") as out:
+            json.dump(result, out, indent=2)
+            out.write("\n")
+        print(f"wrote {args.json}")
 
 
 if __name__ == "__main__":
