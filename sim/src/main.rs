@@ -1,18 +1,20 @@
 fn main() {
-    let sweep = stoic_sim::contention_sweep::ContentionSweep::default();
+    let sweep = stoic_sim::overload_sweep::OverloadSweep::default();
     let t = std::time::Instant::now();
     let points = sweep.run(stoic_sim::parallel::available_threads(), &|| {});
     eprintln!("{:?}", t.elapsed());
     for p in &points {
         println!(
-            "{} {} {:.0} {:.0}",
-            p.strategy.code(),
-            p.clients,
-            p.mean_calls,
-            p.mean_completion_ms
+            "{} {} amp {:.2} good {:.3} shed {:.3} {:?}",
+            p.variant.code(),
+            p.failure_percent,
+            p.amplification(),
+            p.goodput(),
+            p.shed_share(),
+            p.counts
         );
     }
-    for f in stoic_sim::contention_findings::check(&points, 100) {
+    for f in stoic_sim::overload_findings::check(&points, 30) {
         println!("{f}");
     }
 }
