@@ -11,13 +11,17 @@
 //! pure function of its parameters and seed, whatever the machine or the
 //! number of threads.
 
+pub mod chart;
 pub mod contention;
 pub mod contention_findings;
+pub mod contention_report;
 pub mod contention_sweep;
 pub mod finding;
+pub mod font;
 pub mod normal;
 pub mod overload;
 pub mod overload_findings;
+pub mod overload_report;
 pub mod overload_sweep;
 pub mod overload_variant;
 pub mod parallel;
