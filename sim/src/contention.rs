@@ -67,6 +67,14 @@ impl ContentionParams {
     }
 }
 
+/// The stoic retry number for the model's `failures`-th failed write: one
+/// more, so stoic's ceiling `base * 2^(retry-1)` is the model's
+/// `expo(failures) = base * 2^failures` (see the module docs).
+#[must_use]
+pub const fn stoic_retry(failures: u32) -> u32 {
+    failures.saturating_add(1)
+}
+
 /// What one run measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RunResult {
@@ -165,7 +173,7 @@ impl ContentionSim {
                     let state = self.clients.get_mut(client as usize);
                     let wait = state.map_or(0, |c| {
                         c.failures += 1;
-                        c.backoff.delay_ms(c.failures + 1, &mut c.rng)
+                        c.backoff.delay_ms(stoic_retry(c.failures), &mut c.rng)
                     });
                     #[allow(clippy::cast_precision_loss)] // delays are far below 2^52 ms
                     Some((wait as f64, Message::Read { client }))
@@ -206,6 +214,18 @@ mod tests {
                 "some writes must collide: {strategy:?}: {r:?}"
             );
         }
+    }
+
+    #[test]
+    fn stoic_runs_the_published_exponential_schedule() {
+        let params = ContentionParams::default();
+        let mut backoff = Backoff::new(params.spec(Strategy::Exponential));
+        let mut rng = SplitMix64::new(0);
+        let delays: Vec<u64> = (1..=10)
+            .map(|n| backoff.delay_ms(stoic_retry(n), &mut rng))
+            .collect();
+        // expo(n) = min(2000, 5 * 2^n)
+        assert_eq!(delays, [10, 20, 40, 80, 160, 320, 640, 1280, 2000, 2000]);
     }
 
     #[test]
