@@ -1,0 +1,30 @@
+//! Simulators that drive stoic's real decisions through small
+//! discrete-event models, to show the effects the design relies on:
+//!
+//! - [`contention`]: Brooker's "Exponential Backoff And Jitter" model, with
+//!   stoic's backoff strategies;
+//! - [`overload`]: a server that fails more as it is loaded, with clients
+//!   that retry through a stoic [`stoic_core::Policy`], with and without
+//!   retry budgets and a circuit breaker.
+//!
+//! Everything runs on simulated time and seeded generators: a sweep is a
+//! pure function of its parameters and seed, whatever the machine or the
+//! number of threads.
+
+pub mod chart;
+pub mod contention;
+pub mod contention_findings;
+pub mod contention_report;
+pub mod contention_sweep;
+pub mod finding;
+pub mod font;
+pub mod normal;
+pub mod overload;
+pub mod overload_findings;
+pub mod overload_report;
+pub mod overload_sweep;
+pub mod overload_variant;
+pub mod parallel;
+pub mod queue;
+pub mod seed;
+pub mod table;

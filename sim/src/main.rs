@@ -1,0 +1,214 @@
+//! `stoic-sim`: runs the contention and overload sweeps, prints a table and
+//! the checked findings, and writes CSV and charts.
+//!
+//! Exit status: 0 when every finding holds, 1 on an error, 2 when the sweep
+//! ran but a finding does not hold (the outputs are still written).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use stoic_sim::contention_findings::HEADLINE_CLIENTS;
+use stoic_sim::contention_sweep::ContentionSweep;
+use stoic_sim::finding::Finding;
+use stoic_sim::overload::OverloadParams;
+use stoic_sim::overload_sweep::OverloadSweep;
+use stoic_sim::{
+    contention_findings, contention_report, font, overload_findings, overload_report, parallel,
+};
+
+/// Contention and overload simulators driven by stoic's real decisions.
+#[derive(Debug, Parser)]
+#[command(name = "stoic-sim", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Brooker's "Exponential Backoff And Jitter" contention model with
+    /// stoic's backoff strategies: calls and completion time vs clients.
+    Contention(ContentionArgs),
+    /// Clients retrying through a stoic Policy against a server of limited
+    /// capacity: amplification and goodput vs the injected failure rate.
+    Overload(OverloadArgs),
+}
+
+/// Options every sweep takes.
+#[derive(Debug, Args)]
+struct Common {
+    /// Where the CSV and charts go.
+    #[arg(long, default_value = "bench/sim")]
+    out: PathBuf,
+    /// The sweep's seed (each run's seed derives from it).
+    #[arg(long, default_value_t = 2015)]
+    seed: u64,
+    /// Threads to spread the points over (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Write the CSV only, no charts (no font needed).
+    #[arg(long)]
+    no_charts: bool,
+}
+
+#[derive(Debug, Args)]
+struct ContentionArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Runs averaged per point.
+    #[arg(long, default_value_t = 100)]
+    runs: u32,
+    /// Largest client count (the sweep goes from 10 by 10).
+    #[arg(long, default_value_t = 190)]
+    max_clients: u32,
+}
+
+#[derive(Debug, Args)]
+struct OverloadArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Runs summed per point.
+    #[arg(long, default_value_t = 3)]
+    runs: u32,
+    /// Simulated seconds of arrivals per run.
+    #[arg(long, default_value_t = 60)]
+    seconds: u32,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Contention(args) => contention(&args),
+        Command::Overload(args) => overload(&args),
+    };
+    match result {
+        Ok(findings) if findings.iter().all(|f| f.holds) => ExitCode::SUCCESS,
+        Ok(_) => {
+            eprintln!("stoic-sim: a finding does not hold (outputs written)");
+            ExitCode::from(2)
+        }
+        Err(message) => {
+            eprintln!("stoic-sim: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn contention(args: &ContentionArgs) -> Result<Vec<Finding>, String> {
+    let sweep = ContentionSweep {
+        clients: (1..=args.max_clients / 10).map(|k| k * 10).collect(),
+        runs: args.runs,
+        seed: args.common.seed,
+        ..ContentionSweep::default()
+    };
+    prepare(&args.common)?;
+    let label = format!(
+        "contention: {} strategies x {} client counts x {} runs",
+        sweep.strategies.len(),
+        sweep.clients.len(),
+        sweep.runs
+    );
+    let (points, secs) = timed(&label, sweep.len(), &args.common, |threads, tick| {
+        sweep.run(threads, tick)
+    });
+    print!(
+        "{}",
+        contention_report::table(&points, &sweep.strategies).to_markdown()
+    );
+    contention_report::write(
+        &args.common.out,
+        &points,
+        &sweep.strategies,
+        sweep.runs,
+        !args.common.no_charts,
+    )?;
+    let findings = contention_findings::check(&points, HEADLINE_CLIENTS);
+    report(&findings, secs, &args.common);
+    Ok(findings)
+}
+
+fn overload(args: &OverloadArgs) -> Result<Vec<Finding>, String> {
+    let sweep = OverloadSweep {
+        params: OverloadParams {
+            duration_ms: f64::from(args.seconds) * 1000.0,
+            ..OverloadParams::default()
+        },
+        runs: args.runs,
+        seed: args.common.seed,
+        ..OverloadSweep::default()
+    };
+    prepare(&args.common)?;
+    let label = format!(
+        "overload: {} policies x {} failure rates x {} runs of {} s",
+        sweep.variants.len(),
+        sweep.failure_percents.len(),
+        sweep.runs,
+        args.seconds
+    );
+    let (points, secs) = timed(&label, sweep.len(), &args.common, |threads, tick| {
+        sweep.run(threads, tick)
+    });
+    print!(
+        "{}",
+        overload_report::summary(&points, &[0, 10, 30, 50, 70, 100]).to_markdown()
+    );
+    overload_report::write(
+        &args.common.out,
+        &points,
+        &sweep.variants,
+        !args.common.no_charts,
+    )?;
+    let findings = overload_findings::check(&points, 30);
+    report(&findings, secs, &args.common);
+    Ok(findings)
+}
+
+/// Registers the chart font first, so a missing font fails before the sweep.
+fn prepare(common: &Common) -> Result<(), String> {
+    if !common.no_charts {
+        let path = font::register()?;
+        eprintln!("chart font: {}", path.display());
+    }
+    Ok(())
+}
+
+/// Runs `sweep` with a progress bar on stderr (hidden when stderr is not a
+/// terminal, so a start and an end line are printed as well) and returns its
+/// result and wall time in seconds.
+fn timed<R>(
+    label: &str,
+    points: usize,
+    common: &Common,
+    sweep: impl FnOnce(usize, &(dyn Fn() + Sync)) -> R,
+) -> (R, f64) {
+    let threads = common.threads.unwrap_or_else(parallel::available_threads);
+    eprintln!("{label} on {threads} thread(s)");
+    let bar = ProgressBar::new(points as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:40} {pos}/{len} points, {elapsed} elapsed, eta {eta}")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    // Wall time of the host process, not the model's: the model runs on
+    // simulated time only.
+    #[allow(clippy::disallowed_types, clippy::disallowed_methods)]
+    let start = std::time::Instant::now();
+    let result = sweep(threads, &|| bar.inc(1));
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!("{points} points in {secs:.1} s");
+    (result, secs)
+}
+
+fn report(findings: &[Finding], secs: f64, common: &Common) {
+    println!();
+    for f in findings {
+        println!("{f}");
+    }
+    println!(
+        "\nwall time {secs:.1} s; outputs in {}",
+        common.out.display()
+    );
+}
