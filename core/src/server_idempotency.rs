@@ -281,10 +281,7 @@ pub fn decide(
             let left_ms = config
                 .in_flight_timeout_ms
                 .saturating_sub(age(since_unix_ms));
-            ServerDecision::refuse(
-                Refusal::KeyInUse,
-                Some(left_ms.div_ceil(1000).clamp(1, 5)),
-            )
+            ServerDecision::refuse(Refusal::KeyInUse, Some(left_ms.div_ceil(1000).clamp(1, 5)))
         }
         EntryState::Completed { status, .. } => ServerDecision::Replay { status },
     }
