@@ -7,7 +7,7 @@ import { AttemptContext, type Attempt } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { RetryError } from './errors.js';
-import { Policy, report, startNamed } from './policy.js';
+import { checked, Policy, report, startNamed } from './policy.js';
 import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
 
 export interface RetryOptions<T> {
@@ -84,7 +84,7 @@ export async function retry<T>(
   let response: Response | undefined;
   try {
     for (;;) {
-      const attempt = core.beforeAttempt(handle, t);
+      const attempt = checked(core.beforeAttempt(handle, t));
       if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
       const context = new AttemptContext(attempt, core.planTimeoutMs(), key, signal);
       let kind: number;
@@ -92,12 +92,12 @@ export async function retry<T>(
       try {
         value = await fn(context);
         error = undefined;
-        response = undefined;
+        const isHttp = isResponse(value);
+        response = isHttp ? (value as Response) : undefined;
         kind =
-          options.validate === undefined && !isResponse(value)
-            ? core.onSuccess(handle, now())
+          options.validate === undefined && !isHttp
+            ? checked(core.onSuccess(handle, now()))
             : await judge(policy, handle, value, options, now);
-        if (isResponse(value)) response = value;
       } catch (thrown) {
         if (signal?.aborted) {
           core.cancel(handle, now());
@@ -154,5 +154,5 @@ async function judge<T>(
   if (isResponse(value)) {
     return report(policy, handle, { kind: 'status', status: value.status, headers: value.headers }, now());
   }
-  return policy.core.onSuccess(handle, now());
+  return checked(policy.core.onSuccess(handle, now()));
 }

@@ -36,23 +36,30 @@ export class TextArea {
   /** Writes up to three texts one after another; their lengths land in `a`, `b`, `c`. */
   write(a?: string, b?: string, c?: string): this {
     for (;;) {
+      // No closure per call: this runs on every failed attempt.
       const view = this.#area();
-      let at = 0;
-      let fits = true;
-      const put = (text: string | undefined): number => {
-        if (text === undefined || !fits) return -1;
-        const { read, written } = encoder.encodeInto(text, at === 0 ? view : view.subarray(at));
-        if (read < text.length) fits = false;
-        at += written;
-        return written;
-      };
-      this.a = put(a);
-      this.b = put(b);
-      this.c = put(c);
-      if (fits) return this;
+      this.#at = 0;
+      this.#fits = true;
+      this.a = this.#put(view, a);
+      this.b = this.#put(view, b);
+      this.c = this.#put(view, c);
+      if (this.#fits) return this;
       const need = 3 * ((a?.length ?? 0) + (b?.length ?? 0) + (c?.length ?? 0)) + 16;
       this.#core.reserveText(need);
       this.#view = undefined;
     }
+  }
+
+  #at = 0;
+  #fits = true;
+
+  /** Appends `text` at `#at`; its byte length, or -1 if absent or out of room. */
+  #put(view: Uint8Array, text: string | undefined): number {
+    if (text === undefined || !this.#fits) return -1;
+    const at = this.#at;
+    const { read, written } = encoder.encodeInto(text, at === 0 ? view : view.subarray(at));
+    if (read < text.length) this.#fits = false;
+    this.#at = at + written;
+    return written;
   }
 }
