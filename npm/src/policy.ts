@@ -7,6 +7,7 @@ import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
 import { packHeaders } from './headers.js';
+import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
 import type {
   Admission,
@@ -62,11 +63,14 @@ export class Policy {
   readonly onEvent: ((event: StoicEvent) => void) | undefined;
   /** @internal */
   readonly text: TextArea;
+  /** @internal */
+  readonly plan: PlanArea;
 
   constructor(options: PolicyOptions = {}) {
     const { now, wallNow: wall, onEvent, ...config } = options;
     this.core = new CorePolicy(config);
     this.text = new TextArea(this.core);
+    this.plan = new PlanArea(this.core);
     this.now = now ?? monotonicNow;
     this.wallNow = wall ?? wallNow;
     this.onEvent = onEvent;

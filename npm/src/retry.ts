@@ -74,19 +74,25 @@ export async function retry<T>(
   const idempotent = options.idempotent ?? true;
   const named =
     options.operation !== undefined || options.scope !== undefined || options.idempotencyKey !== undefined;
-  // One clock reading serves the start and the first admission.
+  // One clock reading serves the start and the first admission. An unnamed
+  // call starts and is admitted in one crossing (`begin`); the attempt's
+  // number and timeout are then read from the plan area, not by calls.
   let t = now();
+  const plan = policy.plan;
   const handle = named
     ? startNamed(policy, t, options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
-    : core.start(t, idempotent);
+    : core.begin(t, idempotent);
+  let attempt = named ? -1 : plan.attempt;
+  let open = true;
   const key = options.idempotencyKey ?? null;
   let error: unknown;
   let response: Response | undefined;
   try {
     for (;;) {
-      const attempt = checked(core.beforeAttempt(handle, t));
+      if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
       if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
-      const context = new AttemptContext(attempt, core.planTimeoutMs(), key, signal);
+      // Read before any await: the plan area holds the latest admission of any call.
+      const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
       let kind: number;
       let value: Awaited<T> | undefined;
       try {
@@ -94,10 +100,13 @@ export async function retry<T>(
         error = undefined;
         const isHttp = isResponse(value);
         response = isHttp ? (value as Response) : undefined;
-        kind =
-          options.validate === undefined && !isHttp
-            ? checked(core.onSuccess(handle, now()))
-            : await judge(policy, handle, value, options, now);
+        if (options.validate === undefined && !isHttp) {
+          // Reports the success and closes the call if that ended it.
+          kind = checked(core.succeed(handle, now()));
+          open = kind !== 0;
+        } else {
+          kind = await judge(policy, handle, value, options, now);
+        }
       } catch (thrown) {
         if (signal?.aborted) {
           core.cancel(handle, now());
@@ -124,9 +133,10 @@ export async function retry<T>(
         throw reason;
       }
       t = now();
+      attempt = -1;
     }
   } finally {
-    core.close(handle);
+    if (open) core.close(handle);
     policy.flush();
   }
 }

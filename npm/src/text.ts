@@ -1,14 +1,18 @@
 /**
  * Text for the module goes through the policy's text area: the host writes
  * UTF-8 into the module's memory with `TextEncoder.encodeInto` and passes
- * byte lengths. That costs tens of nanoseconds, where the glue's string
- * path copies about 20 ns per character and `TextEncoder.encode` allocates
+ * byte lengths. That costs about 0.1 us per string (short ASCII text is
+ * copied by hand, several times faster), where the glue's string path
+ * copies about 20 ns per character and `TextEncoder.encode` allocates
  * (about 0.6 us even for a short string in Node 20).
  * @internal
  */
 import { wasmMemory, type CorePolicy } from './core.js';
 
 const encoder = new TextEncoder();
+
+/** The longest text copied by hand when it is ASCII; longer goes to `encodeInto`. */
+const ASCII_COPY_MAX = 256;
 
 export class TextArea {
   readonly #core: CorePolicy;
@@ -57,6 +61,21 @@ export class TextArea {
   #put(view: Uint8Array, text: string | undefined): number {
     if (text === undefined || !this.#fits) return -1;
     const at = this.#at;
+    // Short ASCII text (operation names, most error messages) is copied by
+    // hand: about ten times faster than a call into `encodeInto`.
+    const n = text.length;
+    if (n <= ASCII_COPY_MAX && at + n <= view.length) {
+      let i = 0;
+      for (; i < n; i++) {
+        const code = text.charCodeAt(i);
+        if (code >= 0x80) break;
+        view[at + i] = code;
+      }
+      if (i === n) {
+        this.#at = at + n;
+        return n;
+      }
+    }
     const { read, written } = encoder.encodeInto(text, at === 0 ? view : view.subarray(at));
     if (read < text.length) this.#fits = false;
     this.#at = at + written;

@@ -71,7 +71,14 @@ pub struct CorePolicy {
     admission: Option<Admission>,
     decision: Option<Decision>,
     text: Vec<u8>,
+    /// The last admission's attempt number and timeout, where the host
+    /// reads them without a call (see `planArea`).
+    plan: Box<[f64; PLAN_SLOTS]>,
 }
+
+/// Slots of the plan area: the last admission's attempt number (0: not
+/// admitted) and its timeout in ms (-1: unbounded).
+const PLAN_SLOTS: usize = 2;
 
 #[wasm_bindgen]
 impl CorePolicy {
@@ -105,6 +112,7 @@ impl CorePolicy {
             admission: None,
             decision: None,
             text: vec![0; TEXT_AREA_BYTES],
+            plan: Box::new([0.0, -1.0]),
         })
     }
 
@@ -237,12 +245,53 @@ impl CorePolicy {
             return UNKNOWN_CALL;
         };
         let admission = self.inner.before_attempt(instant(now), call);
-        let attempt = match &admission {
-            Admission::Proceed(plan) => plan.attempt.clamp(1, INVALID_CODE - 1),
-            Admission::Reject(_) => 0,
+        self.admit(admission)
+    }
+
+    /// Keeps `admission` for `admission()` / `plan*` and the plan area;
+    /// returns the attempt number (0: not admitted).
+    fn admit(&mut self, admission: Admission) -> u32 {
+        let (attempt, timeout) = match &admission {
+            Admission::Proceed(plan) => (
+                plan.attempt.clamp(1, INVALID_CODE - 1),
+                opt_ms(plan.timeout_ms),
+            ),
+            Admission::Reject(_) => (0, -1.0),
         };
+        *self.plan = [f64::from(attempt), timeout];
         self.admission = Some(admission);
         attempt
+    }
+
+    /// Where the last admission's attempt number and timeout (ms, -1:
+    /// unbounded) lie in the module's memory, as two `f64`: the host reads
+    /// them after `beforeAttempt` or `begin` instead of calling `planTimeoutMs`.
+    #[wasm_bindgen(js_name = planArea)]
+    pub fn plan_area(&self) -> u32 {
+        u32::try_from(self.plan.as_ptr() as usize).unwrap_or(0)
+    }
+
+    /// `start` and the first `beforeAttempt` in one call (the hot path of
+    /// `retry()`): returns the handle; the attempt number (0: not admitted)
+    /// and its timeout are in the plan area.
+    pub fn begin(&mut self, now: f64, idempotent: bool) -> u32 {
+        let at = instant(now);
+        let mut call = self
+            .inner
+            .start(at, CallSpec::new("call").idempotent(idempotent));
+        let admission = self.inner.before_attempt(at, &mut call);
+        self.admit(admission);
+        self.insert(call)
+    }
+
+    /// `onSuccess`, then `close` if that ended the call (the hot path of
+    /// `retry()`). Returns the decision kind, or `UNKNOWN_CALL`.
+    pub fn succeed(&mut self, handle: u32, now: f64) -> u32 {
+        let kind = self.on_success(handle, now);
+        if kind == 0 {
+            self.close(handle);
+        }
+        kind
     }
 
     fn plan_value(&self, pick: fn(&stoic_core::AttemptPlan) -> Option<u64>) -> f64 {
