@@ -114,7 +114,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       for (;;) {
         const attempt = checked(core.beforeAttempt(handle, now()));
         if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
-        const context = new AttemptContext(attempt, core.planTimeoutMs(), key ?? null, signal ?? undefined);
+        const context = new AttemptContext(attempt, policy.plan.timeoutMs, key ?? null, signal ?? undefined);
         let outcome: Outcome;
         try {
           response = await send(url, { ...requestInit, method, headers, body, signal: context.signal });
