@@ -1,6 +1,7 @@
 /**
- * The last admission's attempt number and timeout, read from the module's
- * memory (`CorePolicy.planArea`) instead of by one more call per attempt.
+ * The last admission's attempt number and timeout, and the last decision's
+ * delay, read from the module's memory (`CorePolicy.planArea`) instead of
+ * by one more call per attempt.
  * @internal
  */
 import { wasmMemory, type CorePolicy } from './core.js';
@@ -18,7 +19,7 @@ export class PlanArea {
     // A grown memory detaches old views (their length reads 0).
     if (view === undefined || view.length === 0) {
       const memory = wasmMemory() as WebAssembly.Memory;
-      view = new Float64Array(memory.buffer, this.#core.planArea(), 2);
+      view = new Float64Array(memory.buffer, this.#core.planArea(), 3);
       this.#view = view;
     }
     return view;
@@ -32,5 +33,10 @@ export class PlanArea {
   /** The last admitted attempt's timeout in ms, -1 if unbounded. */
   get timeoutMs(): number {
     return this.#area()[1] as number;
+  }
+
+  /** The last decision's delay in ms if it was a retry, else -1. */
+  get delayMs(): number {
+    return this.#area()[2] as number;
   }
 }

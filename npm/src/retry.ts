@@ -119,6 +119,8 @@ export async function retry<T>(
       } finally {
         context.done();
       }
+      // Read before any await: the plan area holds the latest decision of any call.
+      const delay = plan.delayMs;
       if (kind === 0) return value as Awaited<T>;
       if (kind === 2) throw new RetryError(core.decision() as GiveUp, error, response);
       if (options.onRetry !== undefined) {
@@ -127,7 +129,7 @@ export async function retry<T>(
       if (response?.body) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {
-        await (options.sleep ?? defaultSleep)(core.delayMs(), signal);
+        await (options.sleep ?? defaultSleep)(delay, signal);
       } catch (reason) {
         if (signal?.aborted) core.cancel(handle, now());
         throw reason;

@@ -29,7 +29,7 @@ export class TextArea {
   #area(): Uint8Array {
     let view = this.#view;
     // A grown memory detaches old views (their length reads 0).
-    if (view === undefined || view.byteLength === 0) {
+    if (view === undefined || view.length === 0) {
       const memory = wasmMemory() as WebAssembly.Memory;
       view = new Uint8Array(memory.buffer, this.#core.textArea(), this.#core.textCapacity());
       this.#view = view;

@@ -71,14 +71,16 @@ pub struct CorePolicy {
     admission: Option<Admission>,
     decision: Option<Decision>,
     text: Vec<u8>,
-    /// The last admission's attempt number and timeout, where the host
-    /// reads them without a call (see `planArea`).
+    /// The last admission's attempt number and timeout, and the last
+    /// decision's delay, where the host reads them without a call (see
+    /// `planArea`).
     plan: Box<[f64; PLAN_SLOTS]>,
 }
 
 /// Slots of the plan area: the last admission's attempt number (0: not
-/// admitted) and its timeout in ms (-1: unbounded).
-const PLAN_SLOTS: usize = 2;
+/// admitted), its timeout in ms (-1: unbounded), and the last decision's
+/// delay in ms (-1: not a retry).
+const PLAN_SLOTS: usize = 3;
 
 #[wasm_bindgen]
 impl CorePolicy {
@@ -112,7 +114,7 @@ impl CorePolicy {
             admission: None,
             decision: None,
             text: vec![0; TEXT_AREA_BYTES],
-            plan: Box::new([0.0, -1.0]),
+            plan: Box::new([0.0, -1.0, -1.0]),
         })
     }
 
@@ -258,14 +260,17 @@ impl CorePolicy {
             ),
             Admission::Reject(_) => (0, -1.0),
         };
-        *self.plan = [f64::from(attempt), timeout];
+        let [number, limit, _] = &mut *self.plan;
+        (*number, *limit) = (f64::from(attempt), timeout);
         self.admission = Some(admission);
         attempt
     }
 
     /// Where the last admission's attempt number and timeout (ms, -1:
-    /// unbounded) lie in the module's memory, as two `f64`: the host reads
-    /// them after `beforeAttempt` or `begin` instead of calling `planTimeoutMs`.
+    /// unbounded), then the last decision's delay (ms, -1: not a retry), lie
+    /// in the module's memory, as three `f64`: the host reads them after
+    /// `beforeAttempt`, `begin` or an outcome instead of calling
+    /// `planTimeoutMs` or `delayMs`.
     #[wasm_bindgen(js_name = planArea)]
     pub fn plan_area(&self) -> u32 {
         u32::try_from(self.plan.as_ptr() as usize).unwrap_or(0)
@@ -329,6 +334,9 @@ impl CorePolicy {
     fn keep(&mut self, decision: Decision) -> u32 {
         let code = kind_code(&decision);
         self.decision = Some(decision);
+        let delay = self.delay_ms();
+        let [_, _, slot] = &mut *self.plan;
+        *slot = delay;
         code
     }
 
@@ -448,7 +456,7 @@ impl CorePolicy {
         let give_up = self.inner.cancel(instant(now), call);
         let decision = Decision::GiveUp(give_up);
         let value = serialize(&decision);
-        self.decision = Some(decision);
+        self.keep(decision);
         Ok(value)
     }
 
