@@ -62,7 +62,7 @@ export class TextArea {
     if (text === undefined || !this.#fits) return -1;
     const at = this.#at;
     // Short ASCII text (operation names, most error messages) is copied by
-    // hand: about ten times faster than a call into `encodeInto`.
+    // hand, which is cheaper than a call into `encodeInto` for a few bytes.
     const n = text.length;
     if (n <= ASCII_COPY_MAX && at + n <= view.length) {
       let i = 0;
