@@ -13,11 +13,16 @@ bin=npm/node_modules/.bin
 # Size first ("s": within 2 % of "z" after wasm-opt, and about 1.6x faster on
 # the decision path), LTO, one codegen unit. panic = "abort": no unwinding
 # code is linked (the crate's lints forbid panicking constructs anyway).
+# stoic-core alone is built for speed (opt-level 3): its decision path is
+# what every call runs, about twice as fast so, for about 5 % more gzipped
+# module. The binding instantiates the generic (de)serialization of configs
+# and snapshots itself, so that bulk stays size-first.
 CARGO_PROFILE_RELEASE_OPT_LEVEL=s \
 CARGO_PROFILE_RELEASE_LTO=fat \
 CARGO_PROFILE_RELEASE_PANIC=abort \
 CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
-  cargo build --quiet --locked -p stoic-wasm --target wasm32-unknown-unknown --release
+  cargo build --quiet --locked -p stoic-wasm --target wasm32-unknown-unknown --release \
+  --config 'profile.release.package.stoic-core.opt-level = 3'
 
 # Regenerate when the module's bytes changed (a content check: checkouts that
 # share a target dir can hand back an older file with an older mtime).

@@ -15,7 +15,7 @@ import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { isIdempotentMethod, keyHeaderValue, parseKeyHeader, randomKey } from './core.js';
 import { RetryError } from './errors.js';
-import { Policy, report, startNamed } from './policy.js';
+import { checked, Policy, report, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
 import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
 
@@ -112,9 +112,9 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     let response: Response | undefined;
     try {
       for (;;) {
-        const attempt = core.beforeAttempt(handle, now());
+        const attempt = checked(core.beforeAttempt(handle, now()));
         if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
-        const context = new AttemptContext(attempt, core.planTimeoutMs(), key ?? null, signal ?? undefined);
+        const context = new AttemptContext(attempt, policy.plan.timeoutMs, key ?? null, signal ?? undefined);
         let outcome: Outcome;
         try {
           response = await send(url, { ...requestInit, method, headers, body, signal: context.signal });

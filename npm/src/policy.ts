@@ -4,9 +4,10 @@
  * family and reuse it; `retry()` and `createFetch()` take it as an option.
  */
 import { classIndexOf, networkIndex } from './codes.js';
-import { CorePolicy, isIdempotentMethod } from './core.js';
+import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
 import { packHeaders } from './headers.js';
+import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
 import type {
   Admission,
@@ -62,11 +63,14 @@ export class Policy {
   readonly onEvent: ((event: StoicEvent) => void) | undefined;
   /** @internal */
   readonly text: TextArea;
+  /** @internal */
+  readonly plan: PlanArea;
 
   constructor(options: PolicyOptions = {}) {
     const { now, wallNow: wall, onEvent, ...config } = options;
     this.core = new CorePolicy(config);
     this.text = new TextArea(this.core);
+    this.plan = new PlanArea(this.core);
     this.now = now ?? monotonicNow;
     this.wallNow = wall ?? wallNow;
     this.onEvent = onEvent;
@@ -186,7 +190,7 @@ export class Call {
   /** May the next attempt go out, and under which limits? */
   beforeAttempt(now: number = this.#policy.now()): Admission {
     const core = this.#policy.core;
-    core.beforeAttempt(this.#live(), now);
+    checked(core.beforeAttempt(this.#live(), now));
     this.#policy.flush();
     return core.admission() as Admission;
   }
@@ -214,6 +218,20 @@ export class Call {
   }
 }
 
+/** The smallest of the module's misuse codes (`INVALID_CODE`; `UNKNOWN_CALL` is 2^32 - 1). */
+const MISUSE = 0xfffffffe;
+
+/**
+ * Passes a hot-path answer through, or throws the error its misuse code
+ * stands for. The hot-path methods answer with plain numbers because the
+ * glue returns a Rust `Result` as a fresh array on every call.
+ * @internal
+ */
+export function checked(code: number): number {
+  if (code < MISUSE) return code;
+  throw boundaryError(code);
+}
+
 /**
  * Reports an outcome for call `handle`; returns the decision kind
  * (0 done, 1 retry, 2 give up).
@@ -223,21 +241,21 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
   const core = policy.core;
   switch (outcome.kind) {
     case 'success':
-      return core.onSuccess(handle, now);
+      return checked(core.onSuccess(handle, now));
     case 'status': {
       const text = policy.text.write(packHeaders(outcome.headers), outcome.detail);
       const wall = outcome.wallNowMs === null ? -1 : (outcome.wallNowMs ?? policy.wallNow());
-      return core.onStatus(handle, now, outcome.status, wall, text.a, text.b);
+      return checked(core.onStatus(handle, now, outcome.status, wall, text.a, text.b));
     }
     case 'network': {
       const index = networkIndex(outcome.network);
       if (index < 0) throw new TypeError(`unknown network error kind: ${outcome.network}`);
-      return core.onNetwork(handle, now, index, policy.text.write(outcome.detail).a);
+      return checked(core.onNetwork(handle, now, index, policy.text.write(outcome.detail).a));
     }
     case 'rejected': {
       const index = classIndexOf(outcome.class);
       if (index < 0) throw new TypeError(`unknown class: ${outcome.class}`);
-      return core.onRejected(handle, now, index, policy.text.write(outcome.detail).a);
+      return checked(core.onRejected(handle, now, index, policy.text.write(outcome.detail).a));
     }
     default:
       throw new TypeError(`unknown outcome kind: ${(outcome as { kind: unknown }).kind}`);

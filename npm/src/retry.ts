@@ -7,7 +7,7 @@ import { AttemptContext, type Attempt } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { RetryError } from './errors.js';
-import { Policy, report, startNamed } from './policy.js';
+import { checked, Policy, report, startNamed } from './policy.js';
 import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
 
 export interface RetryOptions<T> {
@@ -74,30 +74,39 @@ export async function retry<T>(
   const idempotent = options.idempotent ?? true;
   const named =
     options.operation !== undefined || options.scope !== undefined || options.idempotencyKey !== undefined;
-  // One clock reading serves the start and the first admission.
+  // One clock reading serves the start and the first admission. An unnamed
+  // call starts and is admitted in one crossing (`begin`); the attempt's
+  // number and timeout are then read from the plan area, not by calls.
   let t = now();
+  const plan = policy.plan;
   const handle = named
     ? startNamed(policy, t, options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
-    : core.start(t, idempotent);
+    : core.begin(t, idempotent);
+  let attempt = named ? -1 : plan.attempt;
+  let open = true;
   const key = options.idempotencyKey ?? null;
   let error: unknown;
   let response: Response | undefined;
   try {
     for (;;) {
-      const attempt = core.beforeAttempt(handle, t);
+      if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
       if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
-      const context = new AttemptContext(attempt, core.planTimeoutMs(), key, signal);
+      // Read before any await: the plan area holds the latest admission of any call.
+      const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
       let kind: number;
       let value: Awaited<T> | undefined;
       try {
         value = await fn(context);
         error = undefined;
-        response = undefined;
-        kind =
-          options.validate === undefined && !isResponse(value)
-            ? core.onSuccess(handle, now())
-            : await judge(policy, handle, value, options, now);
-        if (isResponse(value)) response = value;
+        const isHttp = isResponse(value);
+        response = isHttp ? (value as Response) : undefined;
+        if (options.validate === undefined && !isHttp) {
+          // Reports the success and closes the call if that ended it.
+          kind = checked(core.succeed(handle, now()));
+          open = kind !== 0;
+        } else {
+          kind = await judge(policy, handle, value, options, now);
+        }
       } catch (thrown) {
         if (signal?.aborted) {
           core.cancel(handle, now());
@@ -110,6 +119,8 @@ export async function retry<T>(
       } finally {
         context.done();
       }
+      // Read before any await: the plan area holds the latest decision of any call.
+      const delay = plan.delayMs;
       if (kind === 0) return value as Awaited<T>;
       if (kind === 2) throw new RetryError(core.decision() as GiveUp, error, response);
       if (options.onRetry !== undefined) {
@@ -118,15 +129,16 @@ export async function retry<T>(
       if (response?.body) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {
-        await (options.sleep ?? defaultSleep)(core.delayMs(), signal);
+        await (options.sleep ?? defaultSleep)(delay, signal);
       } catch (reason) {
         if (signal?.aborted) core.cancel(handle, now());
         throw reason;
       }
       t = now();
+      attempt = -1;
     }
   } finally {
-    core.close(handle);
+    if (open) core.close(handle);
     policy.flush();
   }
 }
@@ -154,5 +166,5 @@ async function judge<T>(
   if (isResponse(value)) {
     return report(policy, handle, { kind: 'status', status: value.status, headers: value.headers }, now());
   }
-  return policy.core.onSuccess(handle, now());
+  return checked(policy.core.onSuccess(handle, now()));
 }

@@ -41,5 +41,5 @@ pub use helpers::{
     log_record, merge_metrics, network_kinds, parse_http_date_value, parse_key_header_value,
     parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
-pub use policy::CorePolicy;
+pub use policy::{boundary_error, CorePolicy, INVALID_CODE, UNKNOWN_CALL};
 pub use server::{payload_fingerprint, CoreServerIdempotency};

@@ -7,8 +7,8 @@
 
 use stoic_core::hints::server_hint;
 use stoic_core::{
-    Admission, Call, CallSpec, Class, Config, Decision, Instant, NetworkErrorKind, Outcome, Policy,
-    PolicyState, WallClock,
+    Admission, Call, CallSpec, Class, Config, ConfigError, ConfigErrorCode, Decision, Instant,
+    NetworkErrorKind, Outcome, Policy, PolicyState, WallClock,
 };
 
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -32,6 +32,25 @@ fn slot(calls: &mut [Option<Call>], handle: u32) -> Result<&mut Call, JsValue> {
         .ok_or_else(unknown_call)
 }
 
+/// Hot-path methods answer with a plain number, not a `Result`: the glue
+/// returns a `Result` as a fresh array per call (garbage on every attempt).
+/// Misuse is reported by these two codes, which the runtime turns into the
+/// error `boundary_error` makes: a closed or unknown call handle...
+pub const UNKNOWN_CALL: u32 = u32::MAX;
+/// ...and a network kind or class index outside the core's lists.
+pub const INVALID_CODE: u32 = u32::MAX - 1;
+
+/// The error a misuse code stands for (`TypeError`, code `unknown_call` or
+/// `invalid_value`), or `undefined` for any other number.
+#[wasm_bindgen(js_name = boundaryError)]
+pub fn boundary_error(code: u32) -> JsValue {
+    match code {
+        UNKNOWN_CALL => unknown_call(),
+        INVALID_CODE => usage_error("invalid_value", "unknown network error kind or class"),
+        _ => JsValue::UNDEFINED,
+    }
+}
+
 /// The decision's kind as a number: 0 done, 1 retry, 2 give up.
 const fn kind_code(decision: &Decision) -> u32 {
     match decision {
@@ -52,7 +71,16 @@ pub struct CorePolicy {
     admission: Option<Admission>,
     decision: Option<Decision>,
     text: Vec<u8>,
+    /// The last admission's attempt number and timeout, and the last
+    /// decision's delay, where the host reads them without a call (see
+    /// `planArea`).
+    plan: Box<[f64; PLAN_SLOTS]>,
 }
+
+/// Slots of the plan area: the last admission's attempt number (0: not
+/// admitted), its timeout in ms (-1: unbounded), and the last decision's
+/// delay in ms (-1: not a retry).
+const PLAN_SLOTS: usize = 3;
 
 #[wasm_bindgen]
 impl CorePolicy {
@@ -77,7 +105,7 @@ impl CorePolicy {
             Some(rest) => format!("{{\"seed\":{seed},{rest}"),
             None => text,
         };
-        let parsed = Config::from_json(&text).map_err(|e| config_error(&e, &config))?;
+        let parsed = parse_config(&text).map_err(|e| config_error(&e, &config))?;
         let inner = Policy::new(parsed).map_err(|e| config_error(&e, &config))?;
         Ok(CorePolicy {
             inner,
@@ -86,6 +114,7 @@ impl CorePolicy {
             admission: None,
             decision: None,
             text: vec![0; TEXT_AREA_BYTES],
+            plan: Box::new([0.0, -1.0, -1.0]),
         })
     }
 
@@ -210,21 +239,64 @@ impl CorePolicy {
 
     /// May the next attempt go out? Returns its number (1 for the first),
     /// or 0 when the call is over; details via `plan*` and `admission`.
+    /// [`UNKNOWN_CALL`] for a closed handle (see [`boundary_error`]).
     #[wasm_bindgen(js_name = beforeAttempt)]
-    pub fn before_attempt(&mut self, handle: u32, now: f64) -> Result<u32, JsValue> {
+    pub fn before_attempt(&mut self, handle: u32, now: f64) -> u32 {
         // Disjoint field borrows: the call stays in its slot (no moves).
-        let call = self
-            .calls
-            .get_mut(handle as usize)
-            .and_then(Option::as_mut)
-            .ok_or_else(unknown_call)?;
-        let admission = self.inner.before_attempt(instant(now), call);
-        let attempt = match &admission {
-            Admission::Proceed(plan) => plan.attempt.max(1),
-            Admission::Reject(_) => 0,
+        let Some(call) = self.calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+            return UNKNOWN_CALL;
         };
+        let admission = self.inner.before_attempt(instant(now), call);
+        self.admit(admission)
+    }
+
+    /// Keeps `admission` for `admission()` / `plan*` and the plan area;
+    /// returns the attempt number (0: not admitted).
+    fn admit(&mut self, admission: Admission) -> u32 {
+        let (attempt, timeout) = match &admission {
+            Admission::Proceed(plan) => (
+                plan.attempt.clamp(1, INVALID_CODE - 1),
+                opt_ms(plan.timeout_ms),
+            ),
+            Admission::Reject(_) => (0, -1.0),
+        };
+        let [number, limit, _] = &mut *self.plan;
+        (*number, *limit) = (f64::from(attempt), timeout);
         self.admission = Some(admission);
-        Ok(attempt)
+        attempt
+    }
+
+    /// Where the last admission's attempt number and timeout (ms, -1:
+    /// unbounded), then the last decision's delay (ms, -1: not a retry), lie
+    /// in the module's memory, as three `f64`: the host reads them after
+    /// `beforeAttempt`, `begin` or an outcome instead of calling
+    /// `planTimeoutMs` or `delayMs`.
+    #[wasm_bindgen(js_name = planArea)]
+    pub fn plan_area(&self) -> u32 {
+        u32::try_from(self.plan.as_ptr() as usize).unwrap_or(0)
+    }
+
+    /// `start` and the first `beforeAttempt` in one call (the hot path of
+    /// `retry()`): returns the handle; the attempt number (0: not admitted)
+    /// and its timeout are in the plan area.
+    pub fn begin(&mut self, now: f64, idempotent: bool) -> u32 {
+        let at = instant(now);
+        let mut call = self
+            .inner
+            .start(at, CallSpec::new("call").idempotent(idempotent));
+        let admission = self.inner.before_attempt(at, &mut call);
+        self.admit(admission);
+        self.insert(call)
+    }
+
+    /// `onSuccess`, then `close` if that ended the call (the hot path of
+    /// `retry()`). Returns the decision kind, or `UNKNOWN_CALL`.
+    pub fn succeed(&mut self, handle: u32, now: f64) -> u32 {
+        let kind = self.on_success(handle, now);
+        if kind == 0 {
+            self.close(handle);
+        }
+        kind
     }
 
     fn plan_value(&self, pick: fn(&stoic_core::AttemptPlan) -> Option<u64>) -> f64 {
@@ -262,18 +334,23 @@ impl CorePolicy {
     fn keep(&mut self, decision: Decision) -> u32 {
         let code = kind_code(&decision);
         self.decision = Some(decision);
+        let delay = self.delay_ms();
+        let [_, _, slot] = &mut *self.plan;
+        *slot = delay;
         code
     }
 
     /// The attempt succeeded. Returns the decision kind (0 done, 1 retry,
     /// 2 give up).
     #[wasm_bindgen(js_name = onSuccess)]
-    pub fn on_success(&mut self, handle: u32, now: f64) -> Result<u32, JsValue> {
-        let call = slot(&mut self.calls, handle)?;
+    pub fn on_success(&mut self, handle: u32, now: f64) -> u32 {
+        let Some(call) = self.calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+            return UNKNOWN_CALL;
+        };
         let decision = self
             .inner
             .on_outcome(instant(now), call, Outcome::success());
-        Ok(self.keep(decision))
+        self.keep(decision)
     }
 
     /// An HTTP response arrived. `headers` is `name\nvalue\n...` (for server
@@ -289,7 +366,7 @@ impl CorePolicy {
         wall: f64,
         headers_len: i32,
         detail_len: i32,
-    ) -> Result<u32, JsValue> {
+    ) -> u32 {
         let wall = (wall >= 0.0).then(|| WallClock::from_unix_millis(ms(wall)));
         let CorePolicy {
             inner, calls, text, ..
@@ -303,25 +380,20 @@ impl CorePolicy {
         if let Some(detail) = detail.as_deref() {
             outcome = outcome.with_detail(detail);
         }
-        let call = slot(calls, handle)?;
+        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+            return UNKNOWN_CALL;
+        };
         let decision = inner.on_outcome(instant(now), call, outcome);
-        Ok(self.keep(decision))
+        self.keep(decision)
     }
 
     /// A failure without a response; `kind` indexes `networkKinds()`; the
     /// detail (`detail_len` bytes, -1: none) is at the start of the text area.
     #[wasm_bindgen(js_name = onNetwork)]
-    pub fn on_network(
-        &mut self,
-        handle: u32,
-        now: f64,
-        kind: u32,
-        detail_len: i32,
-    ) -> Result<u32, JsValue> {
-        let kind = NetworkErrorKind::ALL
-            .get(kind as usize)
-            .copied()
-            .ok_or_else(|| usage_error("invalid_value", "unknown network error kind"))?;
+    pub fn on_network(&mut self, handle: u32, now: f64, kind: u32, detail_len: i32) -> u32 {
+        let Some(kind) = NetworkErrorKind::ALL.get(kind as usize).copied() else {
+            return INVALID_CODE;
+        };
         let CorePolicy {
             inner, calls, text, ..
         } = self;
@@ -330,26 +402,21 @@ impl CorePolicy {
         if let Some(detail) = detail.as_deref() {
             outcome = outcome.with_detail(detail);
         }
-        let call = slot(calls, handle)?;
+        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+            return UNKNOWN_CALL;
+        };
         let decision = inner.on_outcome(instant(now), call, outcome);
-        Ok(self.keep(decision))
+        self.keep(decision)
     }
 
     /// The host rejected the result (or classified an exception) as a
     /// failure of a class; `class` indexes `classes()`; the detail is at the
     /// start of the text area.
     #[wasm_bindgen(js_name = onRejected)]
-    pub fn on_rejected(
-        &mut self,
-        handle: u32,
-        now: f64,
-        class: u32,
-        detail_len: i32,
-    ) -> Result<u32, JsValue> {
-        let class = Class::ALL
-            .get(class as usize)
-            .copied()
-            .ok_or_else(|| usage_error("invalid_value", "unknown class"))?;
+    pub fn on_rejected(&mut self, handle: u32, now: f64, class: u32, detail_len: i32) -> u32 {
+        let Some(class) = Class::ALL.get(class as usize).copied() else {
+            return INVALID_CODE;
+        };
         let CorePolicy {
             inner, calls, text, ..
         } = self;
@@ -358,9 +425,11 @@ impl CorePolicy {
         if let Some(detail) = detail.as_deref() {
             outcome = outcome.with_detail(detail);
         }
-        let call = slot(calls, handle)?;
+        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+            return UNKNOWN_CALL;
+        };
         let decision = inner.on_outcome(instant(now), call, outcome);
-        Ok(self.keep(decision))
+        self.keep(decision)
     }
 
     /// The last decision's delay if it was a retry, else -1.
@@ -387,7 +456,7 @@ impl CorePolicy {
         let give_up = self.inner.cancel(instant(now), call);
         let decision = Decision::GiveUp(give_up);
         let value = serialize(&decision);
-        self.decision = Some(decision);
+        self.keep(decision);
         Ok(value)
     }
 
@@ -470,7 +539,9 @@ impl CorePolicy {
     /// The shared state as versioned JSON text (the core's wire form, the
     /// same in every language), for storage between invocations.
     pub fn snapshot(&self) -> String {
-        self.inner.snapshot_state().to_json()
+        // `PolicyState::to_json`, instantiated here (size-first, like the
+        // parse in `parse_config`) rather than in the speed-first core.
+        serde_json::to_string(&self.inner.snapshot_state()).unwrap_or_default()
     }
 
     /// Restores state saved by `snapshot`; returns `{restored, reset}`.
@@ -486,6 +557,22 @@ impl CorePolicy {
             .map_err(|e| config_error(&e, &JsValue::UNDEFINED))?;
         Ok(serialize(&report))
     }
+}
+
+/// `Config::from_json`, instantiated here rather than in the core: the
+/// generic parse then compiles with this crate's size-first settings while
+/// the core's hot path may be optimised for speed (see scripts/js-build.sh).
+fn parse_config(text: &str) -> Result<Config, ConfigError> {
+    let mut de = serde_json::Deserializer::from_str(text);
+    let config = Config::from_deserializer(&mut de)?;
+    de.end().map_err(|e| {
+        ConfigError::new(
+            ConfigErrorCode::InvalidJson,
+            "",
+            format!("trailing characters: {e}"),
+        )
+    })?;
+    Ok(config)
 }
 
 /// Reads a config part (camelCase or snake_case keys) as a core type.
