@@ -135,12 +135,16 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         }
         const kind = report(policy, handle, outcome, now());
         if (kind === 0 && response !== undefined) return response;
-        if (kind === 2) throw new RetryError(core.decision() as GiveUp, error, response);
-        options.onRetry?.({ decision: core.decision() as Retry, error, response });
+        // The decision and its delay live in the module's shared slots until
+        // the next call on this policy decides: read them before any await.
+        const decision = core.decision();
+        if (kind === 2) throw new RetryError(decision as GiveUp, error, response);
+        const delayMs = core.delayMs();
+        options.onRetry?.({ decision: decision as Retry, error, response });
         if (response?.body) await response.body.cancel().catch(() => undefined);
         policy.flush();
         try {
-          await (options.sleep ?? defaultSleep)(core.delayMs(), signal ?? undefined);
+          await (options.sleep ?? defaultSleep)(delayMs, signal ?? undefined);
         } catch (reason) {
           if (signal?.aborted) core.cancel(handle, now());
           throw reason;

@@ -93,7 +93,7 @@ export async function retry<T>(
       if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
       // Read before any await: the plan area holds the latest admission of any call.
       const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
-      let kind: number;
+      let outcome: Decided;
       let value: Awaited<T> | undefined;
       try {
         value = await fn(context);
@@ -102,10 +102,11 @@ export async function retry<T>(
         response = isHttp ? (value as Response) : undefined;
         if (options.validate === undefined && !isHttp) {
           // Reports the success and closes the call if that ended it.
-          kind = checked(core.succeed(handle, now()));
+          const kind = checked(core.succeed(handle, now()));
           open = kind !== 0;
+          outcome = decided(policy, kind, options.onRetry !== undefined);
         } else {
-          kind = await judge(policy, handle, value, options, now);
+          outcome = await judge(policy, handle, value, options, now);
         }
       } catch (thrown) {
         if (signal?.aborted) {
@@ -114,18 +115,15 @@ export async function retry<T>(
         }
         error = thrown;
         response = undefined;
-        const outcome = options.classify?.(thrown) ?? errorOutcome(thrown, context);
-        kind = report(policy, handle, outcome, now());
+        const failure = options.classify?.(thrown) ?? errorOutcome(thrown, context);
+        outcome = decided(policy, report(policy, handle, failure, now()), options.onRetry !== undefined);
       } finally {
         context.done();
       }
-      // Read before any await: the plan area holds the latest decision of any call.
-      const delay = plan.delayMs;
+      const { kind, delay } = outcome;
       if (kind === 0) return value as Awaited<T>;
-      if (kind === 2) throw new RetryError(core.decision() as GiveUp, error, response);
-      if (options.onRetry !== undefined) {
-        options.onRetry({ decision: core.decision() as Retry, error });
-      }
+      if (kind === 2) throw new RetryError(outcome.decision as GiveUp, error, response);
+      options.onRetry?.({ decision: outcome.decision as Retry, error });
       if (response?.body) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {
@@ -143,6 +141,27 @@ export async function retry<T>(
   }
 }
 
+/**
+ * A decision's kind (0 done, 1 retry, 2 give up) with the delay and the
+ * decision it left in the policy's shared slots. Read at once, in the same
+ * synchronous run as the report: the next call on the policy to decide
+ * overwrites the slots, and any await lets other calls run.
+ */
+interface Decided {
+  kind: number;
+  delay: number;
+  decision: Retry | GiveUp | undefined;
+}
+
+const SUCCEEDED: Decided = { kind: 0, delay: -1, decision: undefined };
+
+function decided(policy: Policy, kind: number, wantsRetry = false): Decided {
+  if (kind === 0) return SUCCEEDED;
+  // A retry's decision is converted only for an `onRetry` hook; a give-up's always.
+  const decision = kind === 2 || wantsRetry ? (policy.core.decision() as Retry | GiveUp) : undefined;
+  return { kind, delay: policy.plan.delayMs, decision };
+}
+
 function errorOutcome(thrown: unknown, context: AttemptContext): Outcome {
   if (context.timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
   return outcomeOfError(thrown);
@@ -155,16 +174,18 @@ async function judge<T>(
   value: T,
   options: RetryOptions<T>,
   now: () => number,
-): Promise<number> {
+): Promise<Decided> {
   if (options.validate !== undefined) {
     const verdict = options.validate(value);
     const rejection = isThenable(verdict) ? await verdict : verdict;
     if (rejection) {
-      return report(policy, handle, { kind: 'rejected', class: rejection.class, detail: rejection.detail }, now());
+      const outcome: Outcome = { kind: 'rejected', class: rejection.class, detail: rejection.detail };
+      return decided(policy, report(policy, handle, outcome, now()), options.onRetry !== undefined);
     }
   }
   if (isResponse(value)) {
-    return report(policy, handle, { kind: 'status', status: value.status, headers: value.headers }, now());
+    const outcome: Outcome = { kind: 'status', status: value.status, headers: value.headers };
+    return decided(policy, report(policy, handle, outcome, now()), options.onRetry !== undefined);
   }
-  return checked(policy.core.onSuccess(handle, now()));
+  return decided(policy, checked(policy.core.onSuccess(handle, now())), options.onRetry !== undefined);
 }
