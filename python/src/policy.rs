@@ -29,6 +29,20 @@ pub(crate) struct Policy {
 }
 
 impl Policy {
+    /// Wraps a validated core policy for Python, its wall clock paired with
+    /// the host's (both constructors end here).
+    fn hosted(
+        py: Python<'_>,
+        mut inner: stoic_core::Policy,
+        records: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        anchor_wall_clock(py, &mut inner)?;
+        Ok(Policy {
+            inner: Mutex::new(inner),
+            records,
+        })
+    }
+
     /// The core policy, locked. A poisoned lock still holds a consistent
     /// policy (the core never panics mid-update), so it is used as is.
     pub(crate) fn lock(&self) -> MutexGuard<'_, stoic_core::Policy> {
@@ -123,12 +137,8 @@ impl Policy {
         };
         host_defaults(py, &mut doc, records.is_some())?;
         let config = schema::config(doc).map_err(|e| config_error(py, &e))?;
-        let mut inner = stoic_core::Policy::new(config).map_err(|e| py_config_error(py, &e))?;
-        anchor_wall_clock(py, &mut inner)?;
-        Ok(Policy {
-            inner: Mutex::new(inner),
-            records,
-        })
+        let inner = stoic_core::Policy::new(config).map_err(|e| py_config_error(py, &e))?;
+        Policy::hosted(py, inner, records)
     }
 
     /// A policy from a config in the core's JSON spelling (`_ms` integers),
@@ -147,12 +157,8 @@ impl Policy {
         host_defaults(py, &mut doc, records.is_some())?;
         let config =
             stoic_core::Config::from_deserializer(&doc).map_err(|e| config_error(py, &e))?;
-        let mut inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
-        anchor_wall_clock(py, &mut inner)?;
-        Ok(Policy {
-            inner: Mutex::new(inner),
-            records,
-        })
+        let inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
+        Policy::hosted(py, inner, records)
     }
 
     /// The validated config, every default filled in (Python spelling).

@@ -330,6 +330,25 @@ impl CorePolicy {
         self.admission.as_ref().map_or(JsValue::NULL, serialize)
     }
 
+    /// Decides a failure without a response (`onNetwork`, `onRejected`),
+    /// whose detail (`detail_len` bytes, -1: none) is at the start of the
+    /// text area.
+    fn on_failure(&mut self, handle: u32, now: f64, outcome: Outcome<'_>, detail_len: i32) -> u32 {
+        let CorePolicy {
+            inner, calls, text, ..
+        } = self;
+        let detail = text_at(text, 0, detail_len);
+        let outcome = match detail.as_deref() {
+            Some(detail) => outcome.with_detail(detail),
+            None => outcome,
+        };
+        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+            return UNKNOWN_CALL;
+        };
+        let decision = inner.on_outcome(instant(now), call, outcome);
+        self.keep(decision)
+    }
+
     /// Keeps `decision` for `decision()` / `delayMs()`; returns its kind.
     fn keep(&mut self, decision: Decision) -> u32 {
         let code = kind_code(&decision);
@@ -394,19 +413,7 @@ impl CorePolicy {
         let Some(kind) = NetworkErrorKind::ALL.get(kind as usize).copied() else {
             return INVALID_CODE;
         };
-        let CorePolicy {
-            inner, calls, text, ..
-        } = self;
-        let detail = text_at(text, 0, detail_len);
-        let mut outcome = Outcome::network(kind);
-        if let Some(detail) = detail.as_deref() {
-            outcome = outcome.with_detail(detail);
-        }
-        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
-            return UNKNOWN_CALL;
-        };
-        let decision = inner.on_outcome(instant(now), call, outcome);
-        self.keep(decision)
+        self.on_failure(handle, now, Outcome::network(kind), detail_len)
     }
 
     /// The host rejected the result (or classified an exception) as a
@@ -417,19 +424,7 @@ impl CorePolicy {
         let Some(class) = Class::ALL.get(class as usize).copied() else {
             return INVALID_CODE;
         };
-        let CorePolicy {
-            inner, calls, text, ..
-        } = self;
-        let detail = text_at(text, 0, detail_len);
-        let mut outcome = Outcome::rejected(class);
-        if let Some(detail) = detail.as_deref() {
-            outcome = outcome.with_detail(detail);
-        }
-        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
-            return UNKNOWN_CALL;
-        };
-        let decision = inner.on_outcome(instant(now), call, outcome);
-        self.keep(decision)
+        self.on_failure(handle, now, Outcome::rejected(class), detail_len)
     }
 
     /// The last decision's delay if it was a retry, else -1.
