@@ -130,6 +130,11 @@ impl Config {
     }
 
     /// Parses and validates a JSON config document.
+    ///
+    /// `#[inline]` so the parse is compiled in the crate that calls it, with
+    /// that crate's settings: the wasm binding builds it size-first while
+    /// the core's decision path is built for speed (scripts/js-build.sh).
+    #[inline]
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
         let mut de = serde_json::Deserializer::from_str(text);
         let config = Config::from_deserializer(&mut de)?;

@@ -7,8 +7,8 @@
 
 use stoic_core::hints::server_hint;
 use stoic_core::{
-    Admission, Call, CallSpec, Class, Config, ConfigError, ConfigErrorCode, Decision, Instant,
-    NetworkErrorKind, Outcome, Policy, PolicyState, WallClock,
+    Admission, Call, CallSpec, Class, Config, Decision, Instant, NetworkErrorKind, Outcome, Policy,
+    PolicyState, WallClock,
 };
 
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -105,7 +105,7 @@ impl CorePolicy {
             Some(rest) => format!("{{\"seed\":{seed},{rest}"),
             None => text,
         };
-        let parsed = parse_config(&text).map_err(|e| config_error(&e, &config))?;
+        let parsed = Config::from_json(&text).map_err(|e| config_error(&e, &config))?;
         let inner = Policy::new(parsed).map_err(|e| config_error(&e, &config))?;
         Ok(CorePolicy {
             inner,
@@ -535,7 +535,7 @@ impl CorePolicy {
     /// same in every language), for storage between invocations.
     pub fn snapshot(&self) -> String {
         // `PolicyState::to_json`, instantiated here (size-first, like the
-        // parse in `parse_config`) rather than in the speed-first core.
+        // inlined `Config::from_json`) rather than in the speed-first core.
         serde_json::to_string(&self.inner.snapshot_state()).unwrap_or_default()
     }
 
@@ -552,22 +552,6 @@ impl CorePolicy {
             .map_err(|e| config_error(&e, &JsValue::UNDEFINED))?;
         Ok(serialize(&report))
     }
-}
-
-/// `Config::from_json`, instantiated here rather than in the core: the
-/// generic parse then compiles with this crate's size-first settings while
-/// the core's hot path may be optimised for speed (see scripts/js-build.sh).
-fn parse_config(text: &str) -> Result<Config, ConfigError> {
-    let mut de = serde_json::Deserializer::from_str(text);
-    let config = Config::from_deserializer(&mut de)?;
-    de.end().map_err(|e| {
-        ConfigError::new(
-            ConfigErrorCode::InvalidJson,
-            "",
-            format!("trailing characters: {e}"),
-        )
-    })?;
-    Ok(config)
 }
 
 /// Reads a config part (camelCase or snake_case keys) as a core type.
