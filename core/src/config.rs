@@ -7,6 +7,7 @@
 //! a later release that changes a default or a formula bumps it and keeps the
 //! old behaviour for documents that say `1`.
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::backoff::BackoffSpec;
@@ -15,6 +16,7 @@ use crate::budget::RetryBudgetConfig;
 use crate::classify::ClassifyConfig;
 use crate::deadline::{Timeouts, MAX_TIMEOUT_MS};
 use crate::error::{ConfigError, ConfigErrorCode};
+use crate::json_path;
 use crate::record::AlertConfig;
 
 /// The behaviour version this build implements.
@@ -136,15 +138,8 @@ impl Config {
     /// the core's decision path is built for speed (scripts/js-build.sh).
     #[inline]
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
-        let mut de = serde_json::Deserializer::from_str(text);
-        let config = Config::from_deserializer(&mut de)?;
-        de.end().map_err(|e| {
-            ConfigError::new(
-                ConfigErrorCode::InvalidJson,
-                "",
-                format!("trailing characters: {e}"),
-            )
-        })?;
+        let config: Config = part_from_json(text)?;
+        config.validate()?;
         Ok(config)
     }
 
@@ -237,6 +232,28 @@ where
             if path == "." { String::new() } else { path },
             &e.inner().to_string(),
         )
+    })
+}
+
+/// Parses one part of a config (or a whole one) from JSON text, with the
+/// same error codes and field paths as [`deserialize_part`]; it does not
+/// validate values.
+///
+/// Why a second entry: the field path is read off the position where
+/// serde_json stopped ([`crate::json_path`]) instead of being tracked by
+/// wrapping the deserializer, so a size-first build (the wasm module) does
+/// not compile every config type's parse twice. `#[inline]` for the same
+/// reason as [`Config::from_json`].
+#[inline]
+pub fn part_from_json<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError> {
+    serde_json::from_str(text).map_err(|e| {
+        let mut offset = json_path::offset_of(text, e.line(), e.column());
+        // A syntax error's position is one past the byte serde_json peeked
+        // at; a data error's is where its reader stood.
+        if e.classify() == serde_json::error::Category::Syntax {
+            offset = offset.saturating_sub(1);
+        }
+        map_serde_error(json_path::path_at(text, offset), &e.to_string())
     })
 }
 

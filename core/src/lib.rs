@@ -28,6 +28,7 @@ pub mod error;
 pub mod event;
 pub mod hints;
 pub mod httpdate;
+mod json_path;
 pub mod key;
 pub mod observation;
 pub mod outcome;

@@ -43,9 +43,8 @@ impl CoreBackoff {
         } else {
             json_of(&spec, Some("seed"))?
         };
-        let mut de = serde_json::Deserializer::from_str(&text);
         let parsed: BackoffSpec =
-            stoic_core::config::deserialize_part(&mut de).map_err(|e| config_error(&e, &spec))?;
+            stoic_core::config::part_from_json(&text).map_err(|e| config_error(&e, &spec))?;
         let inner = SeededBackoff::new(parsed, seed).map_err(|e| config_error(&e, &spec))?;
         Ok(CoreBackoff { inner })
     }

@@ -557,6 +557,5 @@ impl CorePolicy {
 /// Reads a config part (camelCase or snake_case keys) as a core type.
 pub(crate) fn read_part<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
     let text = json_of(value, None)?;
-    let mut de = serde_json::Deserializer::from_str(&text);
-    stoic_core::config::deserialize_part(&mut de).map_err(|e| config_error(&e, value))
+    stoic_core::config::part_from_json(&text).map_err(|e| config_error(&e, value))
 }

@@ -118,7 +118,11 @@ fn default_threshold() -> u32 {
 /// trip a failure-rate breaker once it completes the minimum throughput, as in
 /// resilience4j; Polly and cockatiel evaluate on failures only).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    try_from = "super::config_wire::TripRuleWire"
+)]
 pub enum TripRule {
     /// Trip when the number of failures in a row compares against
     /// `threshold` (`failures >= threshold` by default). A success resets it.
@@ -214,7 +218,11 @@ pub struct SlowCall {
 ///
 /// A **count** window holds the outcomes of the last `size` calls.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[serde(
+    tag = "kind",
+    rename_all = "snake_case",
+    try_from = "super::config_wire::WindowWire"
+)]
 pub enum Window {
     /// The last `size` calls (1 ..= 10 000).
     Count {
