@@ -166,8 +166,18 @@ fn outline(result: Result<Config, ConfigError>) -> Option<(String, String, Strin
 /// - serde_path_to_error writes `?` for a map key it could not read (a status
 ///   code that is not a number); the position names the key as written;
 /// - an enum written in serde's object form (`"strategy": {"bogus": null}`)
-///   fails on its key, which the position names after the field.
+///   fails on its key, which the position names after the field;
+/// - a struct written as an array with too many elements (serde_json reads
+///   structs from arrays too) is `invalid_json` at the first extra element,
+///   which the position names by its index.
 fn same_field(by_position: &str, tracked: &str, message: &str) -> bool {
+    if message.starts_with("trailing characters")
+        && by_position
+            .strip_prefix(tracked)
+            .is_some_and(|rest| rest.starts_with('[') && rest.ends_with(']') && !rest.contains('.'))
+    {
+        return true;
+    }
     let ours: Vec<&str> = by_position.split('.').collect();
     let theirs: Vec<&str> = tracked.split('.').collect();
     let variant = message

@@ -12,6 +12,7 @@ import { runBreaker } from '../testlib/run-breaker.js';
 import { runBudget } from '../testlib/run-budget.js';
 import { runRecords } from '../testlib/run-records.js';
 import { runServerIdempotency } from '../testlib/run-server.js';
+import { runConfigErrors } from '../testlib/run-config-errors.js';
 
 const RUNNERS = {
   policy: runPolicyFile,
@@ -25,6 +26,7 @@ const RUNNERS = {
   budget: runBudget,
   records: runRecords,
   server_idempotency: runServerIdempotency,
+  config_errors: runConfigErrors,
 };
 
 const files = vectorFiles();

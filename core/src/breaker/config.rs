@@ -117,12 +117,9 @@ fn default_threshold() -> u32 {
 /// Both rules are evaluated each time an outcome is recorded (a success can
 /// trip a failure-rate breaker once it completes the minimum throughput, as in
 /// resilience4j; Polly and cockatiel evaluate on failures only).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    try_from = "super::config_wire::TripRuleWire"
-)]
+/// Read through a flat form (`config_wire.rs`), written with `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum TripRule {
     /// Trip when the number of failures in a row compares against
     /// `threshold` (`failures >= threshold` by default). A success resets it.
@@ -217,12 +214,9 @@ pub struct SlowCall {
 /// that are not live at the later of the two latest instants.
 ///
 /// A **count** window holds the outcomes of the last `size` calls.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(
-    tag = "kind",
-    rename_all = "snake_case",
-    try_from = "super::config_wire::WindowWire"
-)]
+/// Read through a flat form (`config_wire.rs`), written with `kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Window {
     /// The last `size` calls (1 ..= 10 000).
     Count {

@@ -6,11 +6,60 @@
 //! only the enclosing object. Read flat, every field is parsed in place: the
 //! error names the field itself, and `Config::from_json` can read that name
 //! off the position where the parse stopped (`crate::json_path`). The
+//! checks that depend on `kind` run inside the object's own visit, so their
+//! errors are placed at the object too, not at whatever encloses it. The
 //! written form is unchanged (the enums still serialize with `kind`).
 
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::value::MapAccessDeserializer;
+use serde::de::{Error as _, MapAccess, Visitor};
 use serde::{Deserialize, Deserializer};
 
 use super::config::{Compare, SlowCall, TripRule, Window};
+
+/// Reads an object as the flat form `W`, then checks and converts it to
+/// `T` before the object's visit ends.
+struct Flat<W, T>(PhantomData<fn() -> (W, T)>);
+
+impl<'de, W, T> Visitor<'de> for Flat<W, T>
+where
+    W: Deserialize<'de>,
+    T: TryFrom<W, Error = String>,
+{
+    type Value = T;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("an object with a `kind`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+        let wire = W::deserialize(MapAccessDeserializer::new(map))?;
+        T::try_from(wire).map_err(A::Error::custom)
+    }
+}
+
+fn deserialize_flat<'de, D, W, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    W: Deserialize<'de>,
+    T: TryFrom<W, Error = String>,
+{
+    d.deserialize_map(Flat::<W, T>(PhantomData))
+}
+
+impl<'de> Deserialize<'de> for TripRule {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_flat::<D, TripRuleWire, TripRule>(d)
+    }
+}
+
+impl<'de> Deserialize<'de> for Window {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        deserialize_flat::<D, WindowWire, Window>(d)
+    }
+}
 
 /// Reads a present field, rejecting `null` like a required one would;
 /// absent fields stay `None` through `#[serde(default)]`.
@@ -28,7 +77,7 @@ enum TripKind {
 /// Every field any trip rule has; which ones may appear depends on `kind`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct TripRuleWire {
+struct TripRuleWire {
     kind: TripKind,
     #[serde(default, deserialize_with = "present")]
     threshold: Option<u32>,
@@ -106,7 +155,7 @@ enum WindowKind {
 /// Every field any window has; which ones may appear depends on `kind`.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
-pub(super) struct WindowWire {
+struct WindowWire {
     kind: WindowKind,
     #[serde(default, deserialize_with = "present")]
     size: Option<u32>,

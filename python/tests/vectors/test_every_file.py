@@ -19,6 +19,7 @@ RUNNERS = {
     "budget": "test_budget.py",
     "records": "test_records.py",
     "server_idempotency": "test_server_idempotency.py",
+    "config_errors": "test_config_errors.py",
 }
 
 
