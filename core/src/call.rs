@@ -106,7 +106,9 @@ pub(crate) enum Final {
 #[derive(Clone, Debug)]
 pub struct Call {
     pub(crate) id: u64,
-    pub(crate) operation: Box<str>,
+    /// Shared with the policy's last operation name, so calls of the same
+    /// operation do not allocate one each.
+    pub(crate) operation: Arc<str>,
     pub(crate) scope: usize,
     pub(crate) ticket: Option<RetryTicket>,
     pub(crate) idempotent: bool,

@@ -62,6 +62,10 @@ pub struct Policy {
     scopes: Vec<ScopeState>,
     index: BTreeMap<Box<str>, usize>,
     events: EventQueue,
+    /// The operation name of the last call started: hosts start many calls
+    /// of one operation in a row, and reusing its name saves an allocation
+    /// per call on the hot path.
+    last_operation: Option<Arc<str>>,
 }
 
 impl Policy {
@@ -85,6 +89,7 @@ impl Policy {
             scopes: Vec::new(),
             index: BTreeMap::new(),
             events: EventQueue::default(),
+            last_operation: None,
             config,
         })
     }
@@ -117,7 +122,7 @@ impl Policy {
         self.next_call_id = self.next_call_id.saturating_add(1);
         Call {
             id,
-            operation: spec.operation.into(),
+            operation: self.operation_name(spec.operation),
             scope: self.scope_index(spec.scope),
             ticket: None,
             idempotent: spec.idempotent,
@@ -129,6 +134,18 @@ impl Policy {
             rng: self.rng.split(),
             phase: Phase::Ready,
             last: None,
+        }
+    }
+
+    /// `operation` as a shared name, reusing the last call's if equal.
+    fn operation_name(&mut self, operation: &str) -> Arc<str> {
+        match &self.last_operation {
+            Some(last) if **last == *operation => Arc::clone(last),
+            _ => {
+                let name: Arc<str> = Arc::from(operation);
+                self.last_operation = Some(Arc::clone(&name));
+                name
+            }
         }
     }
 
