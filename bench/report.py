@@ -195,6 +195,43 @@ def headline(lang: str, data: Json) -> list[str]:
     return [f"{lang}:", "", *table(header, rows), ""]
 
 
+def fetch_section(js: Json) -> list[str]:
+    """The fetch wrappers: each one's time over a bare fetch, and peer / stoic."""
+    f = js.get("fetch")
+    if not f:
+        return []
+    over = f["overhead"]
+    peers = list(over["ratio_median"])
+    rows = [
+        [
+            lib,
+            ns(f["per_request_median_ns"][lib]),
+            ns(over["median_ns"][lib]),
+            ""
+            if lib == "stoic"
+            else f"**{ratio(over['ratio_median'][lib])}** ({ratio(over['ratio_of_medians'][lib])})",
+        ]
+        for lib in ["stoic", *peers]
+    ]
+    return [
+        "### Fetch wrapper",
+        "",
+        f"{f['rounds']} paired rounds of {f['n']:,} GETs that succeed first time, against a Node"
+        " `http` server on 127.0.0.1 in another process (so the client's CPU time is the"
+        " client's alone); every contender reads the body. stoic: `createFetch` with a"
+        " policy (breaker, budget, attempt timeout); ky: `ky.create({ retry: { limit: 4 } })`,"
+        " its default 10 s timeout. A bare `fetch` of the same URL took"
+        f" {ns(f['bare_fetch_median_ns'])} per request; overhead is a wrapper's time minus that,"
+        " in the same round.",
+        "",
+        *table(
+            ["contender", "per request (median)", "over a bare fetch", "peer / stoic"],
+            rows,
+        ),
+        "",
+    ]
+
+
 def size_table(js: Json) -> list[str]:
     size = js["size"]
     stoic = size["stoic"]
@@ -288,6 +325,14 @@ def cmd_write(out: Path, target: Path) -> None:
         lines += headline("Python", py)
     if js:
         lines += headline("JavaScript", js)
+        fetch = js.get("fetch")
+        if fetch:
+            for peer, value in fetch["overhead"]["ratio_median"].items():
+                lines += [
+                    f"Fetch wrapper, a GET that succeeds: {peer}"
+                    f" {js['versions'].get(peer, '?')} / stoic **{ratio(value)}**.",
+                    "",
+                ]
     lines += [
         "A retry decision is the difference of two overheads measured in the same round, so it",
         "is the noisiest figure: where a peer's success overhead varies by more than stoic's",
@@ -361,6 +406,7 @@ def cmd_write(out: Path, target: Path) -> None:
             "",
             *case_tables(js),
             "",
+            *fetch_section(js),
             "### Bundle size",
             "",
             js["size_note"],

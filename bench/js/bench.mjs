@@ -13,6 +13,10 @@
 //   so setTimeout is replaced by a microtask while they run), minus a
 //   hand-written loop doing the same awaits;
 // - one retry decision: that, minus the success case (same round).
+// - fetch wrapper: a GET that succeeds first time, against a local server
+//   in another process (server.mjs), through stoic's createFetch and ky,
+//   minus a bare fetch of the same URL; every contender reads the body.
+//   FETCH_ROUNDS and FETCH_N size it.
 // - size: each library's ESM entry bundled and minified by esbuild, gzipped
 //   (stoic: its browser entry, i.e. the TypeScript runtime and the
 //   wasm-bindgen glue, plus the .wasm module gzipped).
@@ -23,6 +27,7 @@
 // baseline and the ratio peer / stoic; we report medians over rounds of both.
 // Two rounds run first unrecorded (JIT warm-up). Times are the process's CPU
 // time unless BENCH_CLOCK=wall (see below).
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -33,10 +38,14 @@ const stoic = await import(join(dist, 'node.js'));
 const { retry: cockatielRetry, handleAll, ExponentialBackoff } = await import('cockatiel');
 const { default: pRetry } = await import('p-retry');
 const { backOff } = await import('exponential-backoff');
+const { default: ky } = await import('ky');
 
 const ROUNDS = Number(process.env.ROUNDS ?? 21);
 const N = Number(process.env.N ?? 10000);
 const PEERS = ['cockatiel', 'p-retry', 'exponential-backoff'];
+const FETCH_PEERS = ['ky'];
+const FETCH_ROUNDS = Number(process.env.FETCH_ROUNDS ?? 9);
+const FETCH_N = Number(process.env.FETCH_N ?? 1000);
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -147,15 +156,17 @@ async function measure() {
 }
 
 /** Per-round figures: overhead over the baseline, and peer / stoic. */
-function summarise(perRound) {
-  const libs = ['stoic', ...PEERS];
+function summariseWith(perRound, peers) {
+  const libs = ['stoic', ...peers];
   const medians = Object.fromEntries(libs.map((l) => [l, median(perRound[l])]));
   const ratios = Object.fromEntries(
-    PEERS.map((p) => [p, median(perRound[p].map((v, r) => v / perRound.stoic[r]))]),
+    peers.map((p) => [p, median(perRound[p].map((v, r) => v / perRound.stoic[r]))]),
   );
-  const ratioOfMedians = Object.fromEntries(PEERS.map((p) => [p, medians[p] / medians.stoic]));
+  const ratioOfMedians = Object.fromEntries(peers.map((p) => [p, medians[p] / medians.stoic]));
   return { median_ns: medians, ratio_median: ratios, ratio_of_medians: ratioOfMedians };
 }
+
+const summarise = (perRound) => summariseWith(perRound, PEERS);
 
 const { success, retried, nRetry } = await measure();
 const libs = ['stoic', ...PEERS];
@@ -172,6 +183,56 @@ const cases = {
   'fails once, then succeeds (overhead per call)': summarise(retriedOver),
   'one retry decision (the above minus success)': summarise(decision),
 };
+
+// ---------------------------------------------------------------- fetch
+/** Starts server.mjs and resolves with its URL and a way to stop it. */
+async function startServer() {
+  const child = spawn(process.execPath, [join(here, 'server.mjs')], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const port = await new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
+  });
+  return { url: `http://127.0.0.1:${port}/orders`, stop: () => child.stdin.end() };
+}
+
+async function measureFetch() {
+  const server = await startServer();
+  try {
+    const fetchPolicy = new stoic.Policy({ maxAttempts: 5 });
+    const stoicFetch = stoic.createFetch({ policy: fetchPolicy });
+    // ky's defaults: 2 retries for GET, a 10 s timeout; 4 retries as above.
+    const kyClient = ky.create({ retry: { limit: 4 } });
+    const get = {
+      baseline: async () => (await fetch(server.url)).text(),
+      stoic: async () => (await stoicFetch(server.url)).text(),
+      ky: () => kyClient.get(server.url).text(),
+    };
+    const names = Object.keys(get);
+    const times = Object.fromEntries(names.map((n) => [n, []]));
+    for (let round = -1; round < FETCH_ROUNDS; round++) {
+      let order = names.map((_, i) => names[(i + round + 1) % names.length]);
+      if (round % 2) order = order.reverse();
+      for (const name of order) {
+        const ns = await timeCalls(get[name], FETCH_N);
+        if (round >= 0) times[name].push(ns);
+      }
+    }
+    const over = Object.fromEntries(
+      ['stoic', ...FETCH_PEERS].map((lib) => [lib, times[lib].map((v, r) => v - times.baseline[r])]),
+    );
+    return {
+      rounds: FETCH_ROUNDS,
+      n: FETCH_N,
+      bare_fetch_median_ns: median(times.baseline),
+      per_request_median_ns: Object.fromEntries(names.map((n) => [n, median(times[n])])),
+      overhead: summariseWith(over, FETCH_PEERS),
+    };
+  } finally {
+    server.stop();
+  }
+}
+
+const fetchCase = await measureFetch();
 
 // ---------------------------------------------------------------- size
 const { build, version: esbuildVersion } = await import('esbuild');
@@ -215,7 +276,7 @@ const versions = {
   node: process.versions.node,
   stoic: JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')).version,
   esbuild: esbuildVersion,
-  ...Object.fromEntries(PEERS.map((p) => [p, pkgVersion(p)])),
+  ...Object.fromEntries([...PEERS, ...FETCH_PEERS].map((p) => [p, pkgVersion(p)])),
 };
 const result = {
   clock: CLOCK,
@@ -225,6 +286,7 @@ const result = {
   versions,
   baseline_median_ns: { success: median(success.baseline), one_retry: median(retried.baseline) },
   cases,
+  fetch: fetchCase,
   size,
   size_note:
     'esbuild --bundle --minify --format=esm --platform=browser, gzip -9. "entry": export * from the package; ' +
@@ -240,6 +302,15 @@ for (const [name, c] of Object.entries(cases)) {
     const r = lib === 'stoic' ? '' : `  x${c.ratio_median[lib].toFixed(2)}`;
     console.log(`${lib.padEnd(20)} ${c.median_ns[lib].toFixed(0).padStart(8)} ns${r}`);
   }
+}
+console.log(
+  `\n## fetch wrapper, GET that succeeds (${FETCH_ROUNDS} rounds of ${FETCH_N}): overhead over a bare fetch ` +
+    `(${(fetchCase.bare_fetch_median_ns / 1000).toFixed(0)} us per request), and peer / stoic`,
+);
+for (const lib of ['stoic', ...FETCH_PEERS]) {
+  const o = fetchCase.overhead;
+  const r = lib === 'stoic' ? '' : `  x${o.ratio_median[lib].toFixed(2)}`;
+  console.log(`${lib.padEnd(20)} ${(o.median_ns[lib] / 1000).toFixed(1).padStart(8)} us${r}`);
 }
 console.log('\n## size, gzip -9 bytes (entry / retry only)');
 for (const [lib, s] of Object.entries(size)) {
