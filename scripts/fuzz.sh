@@ -8,7 +8,7 @@ if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --version 0.13.2 --locked
 fi
 seconds=${FUZZ_SECONDS:-60}
-for target in hints canonical_json policy_ops; do
+for target in hints canonical_json policy_ops config_json; do
   echo "fuzz: ${target} for ${seconds}s"
   RUSTC_BOOTSTRAP=1 cargo fuzz run "${target}" -- -max_total_time="${seconds}"
 done
