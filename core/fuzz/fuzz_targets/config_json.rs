@@ -7,7 +7,9 @@ use libfuzzer_sys::fuzz_target;
 use stoic_core::{Config, Policy};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     match Config::from_json(text) {
         Ok(config) => assert!(Policy::new(config).is_ok()),
         Err(e) => assert!(!e.code().as_str().is_empty()),
