@@ -53,7 +53,10 @@ pub use composed::{
     RetryTicket, RunCapStatus, TokenBucketStatus, EVENT_QUEUE_CAPACITY,
 };
 pub use grpc::{GrpcThrottle, GrpcThrottleConfig, MAX_GRPC_TOKENS};
-pub use ratio::{RatioBudget, RatioConfig, MAX_RATIO, MAX_RETRIES_PER_SEC, MAX_WINDOW_MS};
+pub use ratio::{
+    RatioBudget, RatioConfig, Withdrawal, MAX_CONCURRENT_FLOOR, MAX_RATIO, MAX_RETRIES_PER_SEC,
+    MAX_WINDOW_MS,
+};
 pub use run_cap::{RunCap, RunCapConfig};
 pub use token_bucket::{TokenBucket, TokenBucketConfig, TokenBucketParams, TokenBucketProfile};
 

@@ -8,7 +8,7 @@
 //! when repeating them is harmless: an idempotent method (RFC 9110 §9.2.2) or
 //! an idempotency key the server deduplicates on.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -193,8 +193,16 @@ impl AmbiguousRetry {
     }
 }
 
+/// The statuses that say the server may have applied the request before it
+/// failed: 500 Internal Server Error, 502 Bad Gateway and 504 Gateway
+/// Timeout can all come after the work was committed (a crash after the
+/// write, a proxy that lost the upstream's answer). urllib3 and ky never
+/// re-send a POST after them; 429 and 503 stay transient, because they say
+/// the request was turned away.
+pub const DEFAULT_AMBIGUOUS_STATUSES: [u16; 3] = [500, 502, 504];
+
 /// Classification settings: per-status and per-network-kind overrides.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ClassifyConfig {
     /// Status -> class overrides (e.g. `409 -> transient` for an API that
@@ -204,6 +212,21 @@ pub struct ClassifyConfig {
     pub network: BTreeMap<NetworkErrorKind, Class>,
     /// Whether ambiguous failures may be retried.
     pub ambiguous: AmbiguousRetry,
+    /// Transient statuses that are ambiguous for a call that is not safe to
+    /// repeat (neither idempotent nor keyed): the server may have applied
+    /// the request before answering. Default: 500, 502, 504.
+    pub ambiguous_status: BTreeSet<u16>,
+}
+
+impl Default for ClassifyConfig {
+    fn default() -> Self {
+        ClassifyConfig {
+            status: BTreeMap::new(),
+            network: BTreeMap::new(),
+            ambiguous: AmbiguousRetry::default(),
+            ambiguous_status: DEFAULT_AMBIGUOUS_STATUSES.into_iter().collect(),
+        }
+    }
 }
 
 impl ClassifyConfig {
@@ -214,6 +237,15 @@ impl ClassifyConfig {
                 return Err(ConfigError::new(
                     ConfigErrorCode::OutOfRange,
                     format!("{field_prefix}.status.{status}"),
+                    "an HTTP status is between 100 and 599",
+                ));
+            }
+        }
+        for status in &self.ambiguous_status {
+            if !(100..=599).contains(status) {
+                return Err(ConfigError::new(
+                    ConfigErrorCode::OutOfRange,
+                    format!("{field_prefix}.ambiguous_status"),
                     "an HTTP status is between 100 and 599",
                 ));
             }
@@ -232,6 +264,7 @@ pub struct Classifier {
     overridden: Box<[bool; 500]>,
     network: [Class; 7],
     ambiguous: AmbiguousRetry,
+    unsafe_ambiguous: Box<[bool; 500]>,
 }
 
 impl Classifier {
@@ -252,6 +285,12 @@ impl Classifier {
                 *flag = true;
             }
         }
+        let mut unsafe_ambiguous = Box::new([false; 500]);
+        for status in &config.ambiguous_status {
+            if let Some(flag) = unsafe_ambiguous.get_mut(usize::from(status.saturating_sub(100))) {
+                *flag = true;
+            }
+        }
         let mut network = [Class::Ambiguous; 7];
         for (slot, kind) in network.iter_mut().zip(NetworkErrorKind::ALL) {
             *slot = config
@@ -265,6 +304,26 @@ impl Classifier {
             overridden,
             network,
             ambiguous: config.ambiguous,
+            unsafe_ambiguous,
+        }
+    }
+
+    /// The class of an HTTP status for a call that is, or is not, safe to
+    /// repeat: a transient status the config lists as ambiguous (500, 502,
+    /// 504 by default) is ambiguous when the call is not safe to repeat,
+    /// unless an override chose its class.
+    #[must_use]
+    pub fn status_for(&self, status: u16, safe_to_repeat: bool) -> (Class, bool) {
+        let (class, overridden) = self.status(status);
+        let listed = self
+            .unsafe_ambiguous
+            .get(usize::from(status.wrapping_sub(100)))
+            .copied()
+            .unwrap_or(false);
+        if class == Class::Transient && !overridden && !safe_to_repeat && listed {
+            (Class::Ambiguous, false)
+        } else {
+            (class, overridden)
         }
     }
 

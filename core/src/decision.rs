@@ -160,6 +160,20 @@ pub struct GiveUp {
     pub retry_at: Option<Instant>,
     /// Text for a caller that can reason about the failure.
     pub observation: String,
+    /// Whether the engine held the last failure retryable and stopped for
+    /// another reason (attempts, deadline, breaker, budget, ...). False for
+    /// `not_retryable` and `not_idempotent`: there the runtimes re-raise the
+    /// caller's own exception rather than a retry error.
+    pub was_retryable: bool,
+}
+
+impl StopReason {
+    /// Whether a call that stopped for this reason had a retryable failure
+    /// (see [`GiveUp::was_retryable`]).
+    #[must_use]
+    pub const fn was_retryable(self) -> bool {
+        !matches!(self, StopReason::NotRetryable | StopReason::NotIdempotent)
+    }
 }
 
 /// Wait, then attempt again.

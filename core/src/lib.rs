@@ -27,6 +27,7 @@ pub mod decision;
 pub mod error;
 pub mod event;
 pub mod hints;
+pub mod host;
 pub mod httpdate;
 mod json_path;
 pub mod key;

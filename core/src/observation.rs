@@ -253,7 +253,7 @@ pub fn ambiguous_not_retried(
     max_chars: usize,
 ) -> String {
     let mut text = describe(observed);
-    text.push_str(". The request may already have been applied, and it is neither idempotent nor protected by an idempotency key, so it was not repeated. Check whether it took effect before sending it again.");
+    text.push_str(". The request may already have been applied, and it is neither idempotent nor protected by an idempotency key, so it was not repeated. Check whether it took effect before sending it again; to let it be retried, send an idempotency key the server is known to honour, or mark the operation idempotent.");
     push_excerpt(&mut text, excerpt, max_chars);
     text
 }

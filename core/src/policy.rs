@@ -123,7 +123,7 @@ impl Policy {
         Call {
             id,
             operation: self.operation_name(spec.operation),
-            scope: self.scope_index(spec.scope),
+            scope: self.scope_index(crate::scope::scope_of(spec.scope, spec.operation)),
             ticket: None,
             idempotent: spec.idempotent,
             key: spec.idempotency_key.map(Arc::from),
@@ -139,6 +139,11 @@ impl Policy {
 
     /// `operation` as a shared name, reusing the last call's if equal.
     fn operation_name(&mut self, operation: &str) -> Arc<str> {
+        let operation = if operation.is_empty() {
+            crate::scope::DEFAULT_OPERATION
+        } else {
+            operation
+        };
         match &self.last_operation {
             Some(last) if **last == *operation => Arc::clone(last),
             _ => {
@@ -236,7 +241,8 @@ impl Policy {
             Phase::InFlight { started, permit } => (*started, *permit),
         };
 
-        let (matched, class, observed) = self.classify(&outcome);
+        let safe_to_repeat = call.idempotent || call.key.is_some();
+        let (matched, class, observed) = self.classify(&outcome, safe_to_repeat);
         call.last = Some((matched, class));
         self.record_attempt(now, call, class, permit, now.saturating_since(started));
         let excerpt = outcome.detail;
@@ -254,11 +260,7 @@ impl Policy {
                 return Decision::Done(done);
             }
             Class::Deterministic => Err(StopReason::NotRetryable),
-            Class::Ambiguous
-                if !self
-                    .classifier
-                    .may_retry_ambiguous(call.idempotent || call.key.is_some()) =>
-            {
+            Class::Ambiguous if !self.classifier.may_retry_ambiguous(safe_to_repeat) => {
                 Err(StopReason::NotIdempotent)
             }
             Class::Transient | Class::Ambiguous => Ok(()),
@@ -394,6 +396,18 @@ impl Policy {
         }
     }
 
+    /// The host dropped `call` without ending it (its handle was freed, a
+    /// hook raised, the caller lost interest): cancels it at the latest
+    /// time the policy has seen, so an attempt in flight gives back its
+    /// breaker permit (a half-open probe slot above all) and a pending retry
+    /// its budget slot. A finished call is left as it ended.
+    pub fn abandon(&mut self, call: &mut Call) {
+        if !call.is_finished() {
+            let now = self.clock.latest();
+            let _ = self.cancel(now, call);
+        }
+    }
+
     /// Puts the policy into draining: from now on no attempt is admitted and
     /// no retry is scheduled; calls give up with `shutting_down`. Attempts
     /// already in flight report their outcomes as usual, so nothing they
@@ -450,16 +464,23 @@ impl Policy {
         }
         if failed {
             scope.budget.on_attempt_failure(now);
+            if let Some(ticket) = ticket {
+                scope.budget.release(ticket);
+            }
         } else {
             scope.budget.on_attempt_success(now, ticket);
         }
     }
 
-    fn classify(&self, outcome: &Outcome<'_>) -> (Matched, Class, Observed<'static>) {
+    fn classify(
+        &self,
+        outcome: &Outcome<'_>,
+        safe_to_repeat: bool,
+    ) -> (Matched, Class, Observed<'static>) {
         match outcome.kind {
             OutcomeKind::Success => (Matched::Success, Class::Success, Observed::Status(200)),
             OutcomeKind::Status(status) => {
-                let (class, overridden) = self.classifier.status(status);
+                let (class, overridden) = self.classifier.status_for(status, safe_to_repeat);
                 (
                     Matched::Status { status, overridden },
                     class,
@@ -506,6 +527,11 @@ impl Policy {
     ) -> GiveUp {
         let mut give_up = self.give_up_value(now, call, reason, observed, excerpt);
         give_up.retry_at = retry_at;
+        // A retry decided but never sent (refused at admission, cancelled)
+        // frees what it held of the budget.
+        if let (Some(ticket), Some(scope)) = (call.ticket.take(), self.scopes.get_mut(call.scope)) {
+            scope.budget.release(ticket);
+        }
         call.phase = Phase::Finished(Final::GiveUp(give_up.clone()));
         let (outcome, log_outcome) = match reason {
             StopReason::AttemptsExhausted => (CallOutcome::Exhausted, LogOutcome::Exhausted),
@@ -564,6 +590,7 @@ impl Policy {
             class: call.last.map(|(_, c)| c),
             retry_at: None,
             observation,
+            was_retryable: reason.was_retryable(),
         }
     }
 }

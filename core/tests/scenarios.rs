@@ -154,12 +154,12 @@ fn attempts_are_capped() {
     let mut now = 0;
     for expected in [100, 200] {
         let _ = proceed(&mut p, now, &mut call);
-        let delay = retry_delay(p.on_outcome(at(now), &mut call, Outcome::status(500)));
+        let delay = retry_delay(p.on_outcome(at(now), &mut call, Outcome::status(503)));
         assert_eq!(delay, expected);
         now += delay;
     }
     let _ = proceed(&mut p, now, &mut call);
-    let g = give_up(p.on_outcome(at(now), &mut call, Outcome::status(500)));
+    let g = give_up(p.on_outcome(at(now), &mut call, Outcome::status(503)));
     assert_eq!(g.reason, StopReason::AttemptsExhausted);
     assert_eq!(g.attempts, 3);
     assert!(

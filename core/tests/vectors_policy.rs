@@ -21,7 +21,7 @@ fn policy_files() -> Vec<(String, Value)> {
 fn spec_of(v: &Value) -> (String, String, Option<Method>, Option<bool>, Option<String>) {
     (
         v["scope"].as_str().unwrap_or_default().to_owned(),
-        v["operation"].as_str().unwrap_or("op").to_owned(),
+        v["operation"].as_str().unwrap_or_default().to_owned(),
         v["method"].as_str().map(Method::parse),
         v["idempotent"].as_bool(),
         v["idempotency_key"].as_str().map(str::to_owned),

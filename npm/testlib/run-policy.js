@@ -53,7 +53,7 @@ export function runScenario(file, scenario) {
           step.call ?? '',
           policy.start(
             {
-              operation: spec.operation ?? 'op',
+              operation: spec.operation ?? '',
               scope: spec.scope ?? '',
               method: spec.method,
               idempotent: spec.idempotent ?? (spec.method === undefined ? false : undefined),

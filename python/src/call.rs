@@ -32,6 +32,17 @@ pub(crate) struct Call {
     last: Last,
 }
 
+/// A call dropped before it ended (an exception in a hook, a runtime that
+/// lost it) must not keep its breaker permit: a half-open breaker whose one
+/// probe slot is held by a dead call would refuse every call for ever.
+impl Drop for Call {
+    fn drop(&mut self) {
+        if !self.call.is_finished() {
+            self.policy.get().lock().abandon(&mut self.call);
+        }
+    }
+}
+
 impl Call {
     pub(crate) fn new(policy: Py<Policy>, call: stoic_core::Call) -> Self {
         Call {

@@ -17,6 +17,7 @@ mod call;
 mod convert;
 mod errors;
 mod helpers;
+mod host;
 mod outcome;
 mod parts;
 mod policy;
@@ -53,6 +54,10 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(helpers::hint_delay, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::es6_number, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::is_idempotent_method, m)?)?;
+    m.add_function(wrap_pyfunction!(host::host_policy, m)?)?;
+    m.add_function(wrap_pyfunction!(host::wants_excerpt, m)?)?;
+    m.add_function(wrap_pyfunction!(host::validates_status, m)?)?;
+    m.add_function(wrap_pyfunction!(host::http_plan, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -175,7 +175,7 @@ impl Policy {
     }
 
     /// Starts a logical operation at `now` (monotonic seconds).
-    #[pyo3(signature = (now, operation="call", *, scope="", idempotent=None, method=None, key=None))]
+    #[pyo3(signature = (now, operation="", *, scope="", idempotent=None, method=None, key=None))]
     fn start(
         slf: &Bound<'_, Self>,
         now: f64,
@@ -192,7 +192,7 @@ impl Policy {
 
     /// `start` and the first `admit` in one step (the host runtime's hot
     /// path); check `call.admitted`.
-    #[pyo3(signature = (now, operation="call", scope="", idempotent=None, key=None))]
+    #[pyo3(signature = (now, operation="", scope="", idempotent=None, key=None))]
     fn begin(
         slf: &Bound<'_, Self>,
         now: f64,

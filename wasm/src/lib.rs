@@ -29,6 +29,7 @@ mod components;
 mod convert;
 mod errors;
 mod helpers;
+mod host;
 mod policy;
 mod random;
 mod server;
@@ -41,5 +42,6 @@ pub use helpers::{
     log_record, merge_metrics, network_kinds, parse_http_date_value, parse_key_header_value,
     parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
+pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, UNKNOWN_CALL};
 pub use server::{payload_fingerprint, CoreServerIdempotency};

@@ -160,7 +160,7 @@ impl CorePolicy {
     pub fn start(&mut self, now: f64, idempotent: bool) -> u32 {
         let call = self
             .inner
-            .start(instant(now), CallSpec::new("call").idempotent(idempotent));
+            .start(instant(now), CallSpec::new("").idempotent(idempotent));
         self.insert(call)
     }
 
@@ -223,7 +223,10 @@ impl CorePolicy {
     /// Frees a call's slot. Closing twice is harmless.
     pub fn close(&mut self, handle: u32) {
         if let Some(slot) = self.calls.get_mut(handle as usize) {
-            if slot.take().is_some() {
+            if let Some(mut call) = slot.take() {
+                // An unfinished call gives back its breaker permit and
+                // budget slot (a hook threw, the runtime lost it).
+                self.inner.abandon(&mut call);
                 self.free.push(handle);
             }
         }
@@ -283,7 +286,7 @@ impl CorePolicy {
         let at = instant(now);
         let mut call = self
             .inner
-            .start(at, CallSpec::new("call").idempotent(idempotent));
+            .start(at, CallSpec::new("").idempotent(idempotent));
         let admission = self.inner.before_attempt(at, &mut call);
         self.admit(admission);
         self.insert(call)

@@ -5,7 +5,7 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 
 use super::grpc::{GrpcThrottle, GrpcThrottleConfig};
-use super::ratio::{RatioBudget, RatioConfig};
+use super::ratio::{RatioBudget, RatioConfig, Withdrawal};
 use super::run_cap::{RunCap, RunCapConfig};
 use super::token_bucket::{TokenBucket, TokenBucketConfig};
 use super::{field, BudgetKind, RetryCost};
@@ -91,6 +91,10 @@ impl RetryBudgetConfig {
 pub struct RetryTicket {
     /// Tokens the token bucket took for this retry (`None` if it is off).
     pub token_cost: Option<u32>,
+    /// The ratio budget's concurrency-floor slot this retry holds, if it was
+    /// granted on the floor; freed by [`RetryBudget::release`].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_slot: Option<Instant>,
 }
 
 /// A retry was refused; names the budget that said no.
@@ -360,9 +364,10 @@ impl RetryBudget {
         }
         let now = self.clamp.observe(now);
         // Every check passed, so every charge below succeeds.
-        if let Some(ratio) = &mut self.ratio {
-            let _charged = ratio.try_withdraw(now);
-        }
+        let floor_slot = match self.ratio.as_mut().map(|ratio| ratio.try_withdraw(now)) {
+            Some(Withdrawal::Floor(slot)) => Some(slot),
+            _ => None,
+        };
         if let Some(cap) = &mut self.run_cap {
             let _charged = cap.try_withdraw();
         }
@@ -371,7 +376,19 @@ impl RetryBudget {
             .as_mut()
             .and_then(|bucket| bucket.try_acquire(kind));
         // The gRPC throttle charges failures, not retries.
-        Ok(RetryTicket { token_cost })
+        Ok(RetryTicket {
+            token_cost,
+            floor_slot,
+        })
+    }
+
+    /// Ends the retry `ticket` was granted for (its attempt ended, or its
+    /// call did): frees the concurrency-floor slot it held. The policy calls
+    /// it for every ticket; [`RetryBudget::on_attempt_success`] does too.
+    pub fn release(&mut self, ticket: RetryTicket) {
+        if let (Some(ratio), Some(slot)) = (self.ratio.as_mut(), ticket.floor_slot) {
+            ratio.release(slot);
+        }
     }
 
     /// Records a successful attempt. Pass the ticket of the retry that
@@ -379,6 +396,9 @@ impl RetryBudget {
     /// refunds the ticket's cost, or its `success_refund` without a ticket.
     pub fn on_attempt_success(&mut self, now: Instant, ticket: Option<RetryTicket>) {
         self.clamp.observe(now);
+        if let Some(ticket) = ticket {
+            self.release(ticket);
+        }
         if let Some(bucket) = &mut self.token_bucket {
             bucket.on_success(ticket.and_then(|ticket| ticket.token_cost));
         }

@@ -14,6 +14,9 @@ pub const MAX_RATIO: f64 = 1000.0;
 /// The largest `min_retries_per_sec` accepted.
 pub const MAX_RETRIES_PER_SEC: f64 = 1_000_000.0;
 
+/// The largest `min_concurrent_retries` accepted.
+pub const MAX_CONCURRENT_FLOOR: u32 = 1_000;
+
 /// The longest window accepted: one day. A budget exists to react to a storm
 /// within minutes; a longer window only delays that.
 pub const MAX_WINDOW_MS: u64 = 86_400_000;
@@ -21,7 +24,22 @@ pub const MAX_WINDOW_MS: u64 = 86_400_000;
 /// Settings of a [`RatioBudget`].
 ///
 /// Defaults follow the seed rule "at most 10 % of the requests of the last
-/// minute may be retries", with a floor of 0.1 retries per second.
+/// minute may be retries", with two floors: 0.1 retries per second, and up
+/// to 3 retries outstanding at any time whatever the window holds.
+///
+/// **Why a concurrency floor (Envoy's `min_retry_concurrency`, 3).** A ratio
+/// over first attempts punishes work that is healthy but sequential: 40 jobs
+/// run one after another, each failing transiently twice before it succeeds,
+/// need 80 retries against 40 first attempts, and a ratio of 10 % (or
+/// Finagle's 20 %) refuses almost all of them. Such work never has more than
+/// one retry outstanding, so a floor counted in *outstanding* retries lets it
+/// through at any speed, while a storm (many callers retrying at once) gains
+/// at most 3 retries in flight beyond the ratio. A per-second floor cannot
+/// tell the two apart: Finagle's and tower's 10/s passes the batch but lets
+/// 600 retries a minute into an outage; a floor low enough to stop the storm
+/// fails the batch. A floor slot is held from the retry decision until that
+/// retry's attempt ends (or its call does), and expires after the window, so
+/// a call the host forgets cannot hold one for ever.
 ///
 /// **Why a floor of 0.1/s (6 per minute).** Without a floor a scope that has
 /// sent one request in the last minute may retry 0.1 times, i.e. never; with
@@ -45,6 +63,9 @@ pub struct RatioConfig {
     /// Number of buckets the window is cut into: the window slides by
     /// `window_ms / buckets` at a time, and memory is two counters per bucket.
     pub buckets: u32,
+    /// Retries always allowed while fewer than this many granted retries
+    /// are outstanding (decided, not yet ended), whatever the window holds.
+    pub min_concurrent_retries: u32,
 }
 
 impl Default for RatioConfig {
@@ -54,6 +75,7 @@ impl Default for RatioConfig {
             window_ms: 60_000,
             min_retries_per_sec: 0.1,
             buckets: 10,
+            min_concurrent_retries: 3,
         }
     }
 }
@@ -77,6 +99,12 @@ impl RatioConfig {
             return Err(out_of_range(
                 "min_retries_per_sec",
                 format!("must be in 0..={MAX_RETRIES_PER_SEC}"),
+            ));
+        }
+        if self.min_concurrent_retries > MAX_CONCURRENT_FLOOR {
+            return Err(out_of_range(
+                "min_concurrent_retries",
+                format!("must be in 0..={MAX_CONCURRENT_FLOOR}"),
             ));
         }
         if !(1..=MAX_BUCKETS).contains(&self.buckets) {
@@ -131,13 +159,50 @@ impl RatioConfig {
 /// Like Finagle's `RetryBudget` and tower's `TpsBudget`, except that the window
 /// is a [`BucketRing`] (fixed memory, slides by whole buckets) instead of a
 /// per-second token generator.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "RawRatio")]
 pub struct RatioBudget {
     config: RatioConfig,
     clamp: MonotonicClamp,
     requests: BucketRing,
     retries: BucketRing,
+    /// When each outstanding floor retry was granted. Process-local (a
+    /// snapshot does not carry calls in flight, so it does not carry their
+    /// slots) and at most `min_concurrent_retries` long.
+    #[serde(skip)]
+    floor_slots: Vec<Instant>,
+}
+
+/// Equal when the portable state is: floor slots belong to calls in flight,
+/// which a snapshot does not carry.
+impl PartialEq for RatioBudget {
+    fn eq(&self, other: &Self) -> bool {
+        self.config == other.config
+            && self.clamp == other.clamp
+            && self.requests == other.requests
+            && self.retries == other.retries
+    }
+}
+
+/// How a withdrawal was granted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[must_use]
+pub enum Withdrawal {
+    /// Refused: the window is full and every floor slot is taken.
+    Refused,
+    /// Within the window's allowance.
+    Ratio,
+    /// On the concurrency floor, holding the slot granted at this instant
+    /// until [`RatioBudget::release`].
+    Floor(Instant),
+}
+
+impl Withdrawal {
+    /// Whether the retry was granted.
+    #[must_use]
+    pub const fn granted(self) -> bool {
+        !matches!(self, Withdrawal::Refused)
+    }
 }
 
 /// The unchecked wire form, validated into a [`RatioBudget`] on deserialization.
@@ -167,6 +232,7 @@ impl TryFrom<RawRatio> for RatioBudget {
             clamp: raw.clamp,
             requests: raw.requests,
             retries: raw.retries,
+            floor_slots: Vec::new(),
         })
     }
 }
@@ -186,6 +252,7 @@ impl RatioBudget {
             clamp: MonotonicClamp::new(),
             requests: BucketRing::new(bucket_ms, buckets),
             retries: BucketRing::new(bucket_ms, buckets),
+            floor_slots: Vec::new(),
         }
     }
 
@@ -210,18 +277,60 @@ impl RatioBudget {
     #[must_use]
     pub fn can_withdraw(&self, now: Instant) -> bool {
         let now = self.effective(now);
+        self.within_window(now) || self.floor_slot_free(now)
+    }
+
+    fn within_window(&self, now: Instant) -> bool {
         self.retries.total(now) < self.max_retries_in_window(now)
     }
 
+    /// Whether a concurrency-floor slot is free at `now` (slots older than
+    /// the window count as free: their call was abandoned).
+    fn floor_slot_free(&self, now: Instant) -> bool {
+        let live = self
+            .floor_slots
+            .iter()
+            .filter(|at| now.saturating_since(**at) < self.config.window_ms)
+            .count();
+        live < usize::try_from(self.config.min_concurrent_retries).unwrap_or(usize::MAX)
+    }
+
     /// Takes one retry from the budget if allowed; a refusal changes nothing.
+    /// Every granted retry counts in the window; one granted on the floor
+    /// holds a slot until [`RatioBudget::release`].
     #[must_use]
-    pub fn try_withdraw(&mut self, now: Instant) -> bool {
-        if !self.can_withdraw(now) {
-            return false;
-        }
+    pub fn try_withdraw(&mut self, now: Instant) -> Withdrawal {
+        let effective = self.effective(now);
+        let grant = if self.within_window(effective) {
+            Withdrawal::Ratio
+        } else if self.floor_slot_free(effective) {
+            Withdrawal::Floor(effective)
+        } else {
+            return Withdrawal::Refused;
+        };
         let now = self.clamp.observe(now);
         self.retries.add(now, 1);
-        true
+        if let Withdrawal::Floor(at) = grant {
+            let window = self.config.window_ms;
+            self.floor_slots
+                .retain(|slot| now.saturating_since(*slot) < window);
+            self.floor_slots.push(at);
+        }
+        grant
+    }
+
+    /// Frees the floor slot granted at `at` (the retry's attempt ended, or
+    /// its call did). Releasing a slot that expired is harmless.
+    pub fn release(&mut self, at: Instant) {
+        if let Some(index) = self.floor_slots.iter().position(|slot| *slot == at) {
+            self.floor_slots.swap_remove(index);
+        }
+    }
+
+    /// Floor slots held now.
+    #[must_use]
+    pub fn floor_slots_held(&self) -> usize {
+        self.floor_slots.len()
     }
 
     /// First attempts counted in the window ending at `now`.
@@ -276,13 +385,43 @@ mod tests {
         Instant::from_millis(ms)
     }
 
+    /// A budget without the concurrency floor, so the window rule alone decides.
     fn budget(ratio: f64, floor: f64) -> RatioBudget {
         RatioBudget::new(RatioConfig {
             ratio,
             min_retries_per_sec: floor,
+            min_concurrent_retries: 0,
             ..RatioConfig::default()
         })
         .unwrap()
+    }
+
+    #[test]
+    fn concurrency_floor_passes_sequential_retries_and_caps_concurrent_ones() {
+        let mut b = RatioBudget::new(RatioConfig {
+            ratio: 0.0,
+            min_retries_per_sec: 0.0,
+            ..RatioConfig::default()
+        })
+        .unwrap();
+        // Sequential: each retry's slot is released before the next is asked.
+        for t in 0..200 {
+            match b.try_withdraw(at(t * 10)) {
+                Withdrawal::Floor(slot) => b.release(slot),
+                other => panic!("sequential retry {t} was {other:?}"),
+            }
+        }
+        // Concurrent: three slots, then refusals until one is released.
+        let slots: Vec<_> = (0..3).map(|_| b.try_withdraw(at(5_000))).collect();
+        assert!(slots.iter().all(|w| matches!(w, Withdrawal::Floor(_))));
+        assert_eq!(b.try_withdraw(at(5_000)), Withdrawal::Refused);
+        if let Withdrawal::Floor(slot) = slots[0] {
+            b.release(slot);
+        }
+        assert!(b.try_withdraw(at(5_001)).granted());
+        assert_eq!(b.try_withdraw(at(5_001)), Withdrawal::Refused);
+        // A slot the host forgot expires after the window.
+        assert!(b.try_withdraw(at(5_000 + 60_000)).granted());
     }
 
     #[test]
@@ -292,9 +431,9 @@ mod tests {
             b.on_request(at(0));
         }
         for _ in 0..10 {
-            assert!(b.try_withdraw(at(1)));
+            assert!(b.try_withdraw(at(1)).granted());
         }
-        assert!(!b.try_withdraw(at(1)));
+        assert!(!b.try_withdraw(at(1)).granted());
         assert_eq!(
             (b.requests_in_window(at(1)), b.retries_in_window(at(1))),
             (100, 10)
@@ -302,15 +441,19 @@ mod tests {
     }
 
     #[test]
-    fn defaults_floor_allows_six_per_minute() {
+    fn defaults_floor_allows_six_per_minute_then_three_outstanding() {
         let mut b = RatioBudget::new(RatioConfig::default()).unwrap();
         assert_eq!(b.max_retries_in_window(at(0)), 6);
         b.on_request(at(0));
         assert_eq!(b.max_retries_in_window(at(0)), 6);
         for _ in 0..6 {
-            assert!(b.try_withdraw(at(0)));
+            assert_eq!(b.try_withdraw(at(0)), Withdrawal::Ratio);
         }
-        assert!(!b.try_withdraw(at(0)));
+        for _ in 0..3 {
+            assert_eq!(b.try_withdraw(at(0)), Withdrawal::Floor(at(0)));
+        }
+        assert!(!b.try_withdraw(at(0)).granted());
+        assert_eq!(b.floor_slots_held(), 3);
         for _ in 0..99 {
             b.on_request(at(0));
         }
@@ -322,18 +465,18 @@ mod tests {
         let mut b = budget(0.0, 0.0);
         b.on_request(at(10));
         let before = b.clone();
-        assert!(!b.try_withdraw(at(5000)));
+        assert!(!b.try_withdraw(at(5000)).granted());
         assert_eq!(b, before);
     }
 
     #[test]
     fn window_expiry_restores_budget() {
-        let mut b = RatioBudget::new(RatioConfig::default()).unwrap();
+        let mut b = budget(0.1, 0.1);
         for _ in 0..6 {
-            assert!(b.try_withdraw(at(0)));
+            assert!(b.try_withdraw(at(0)).granted());
         }
-        assert!(!b.try_withdraw(at(59_999)));
-        assert!(b.try_withdraw(at(60_000)));
+        assert!(!b.try_withdraw(at(59_999)).granted());
+        assert!(b.try_withdraw(at(60_000)).granted());
         assert_eq!(b.retries_in_window(at(60_000)), 1);
     }
 
@@ -344,8 +487,8 @@ mod tests {
             b.on_request(at(120_000));
         }
         // A reading from before the requests still sees them.
-        assert!(b.try_withdraw(at(0)));
-        assert!(!b.try_withdraw(at(0)));
+        assert!(b.try_withdraw(at(0)).granted());
+        assert!(!b.try_withdraw(at(0)).granted());
     }
 
     #[test]
@@ -426,7 +569,7 @@ mod tests {
     fn serde_round_trip() {
         let mut b = RatioBudget::new(RatioConfig::default()).unwrap();
         b.on_request(at(7));
-        assert!(b.try_withdraw(at(9)));
+        assert!(b.try_withdraw(at(9)).granted());
         let json = serde_json::to_string(&b).unwrap();
         let back: RatioBudget = serde_json::from_str(&json).unwrap();
         assert_eq!(back, b);

@@ -103,8 +103,13 @@ impl Policy {
             let Some(current) = self.scopes.get_mut(index) else {
                 continue;
             };
-            if saved.breaker.as_ref().map(Breaker::config) != self.config.breaker.as_ref() {
-                saved.breaker = self.template.breaker.clone();
+            let expected = self
+                .config
+                .breaker
+                .as_ref()
+                .filter(|_| crate::scope::has_breaker(&name));
+            if saved.breaker.as_ref().map(Breaker::config) != expected {
+                saved.breaker = expected.cloned().map(Breaker::new);
                 report.reset.push(format!("{name}.breaker"));
             }
             if saved.budget.reconfigure(self.config.budget).is_err() {
@@ -144,7 +149,11 @@ impl Policy {
     pub(super) fn add_scope(&mut self, name: &str) -> usize {
         let index = self.scopes.len();
         self.names.push(name.into());
-        self.scopes.push(self.template.clone());
+        let mut state = self.template.clone();
+        if !crate::scope::has_breaker(name) {
+            state.breaker = None;
+        }
+        self.scopes.push(state);
         self.index.insert(name.into(), index);
         index
     }

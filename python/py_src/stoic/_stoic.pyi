@@ -49,7 +49,7 @@ class Policy:
     def start(
         self,
         now: float,
-        operation: str = "call",
+        operation: str = "",
         *,
         scope: str = "",
         idempotent: bool | None = None,
@@ -59,7 +59,7 @@ class Policy:
     def begin(
         self,
         now: float,
-        operation: str = "call",
+        operation: str = "",
         scope: str = "",
         idempotent: bool | None = None,
         key: str | None = None,
@@ -269,3 +269,15 @@ def server_hint(headers: _Headers, wall_now: float | None = None) -> dict[str, A
 def hint_delay(hint: Mapping[str, Any], backoff: float) -> float | None: ...
 def es6_number(value: float) -> str | None: ...
 def is_idempotent_method(method: str) -> bool: ...
+def host_policy() -> dict[str, Any]: ...
+def wants_excerpt(status: int) -> bool: ...
+def validates_status(status: int) -> bool: ...
+def http_plan(
+    method: str,
+    host: str,
+    path: str,
+    *,
+    caller_key: bool,
+    server_deduplicates: bool,
+    auto_keys: bool,
+) -> tuple[str, str, bool, bool, bool]: ...

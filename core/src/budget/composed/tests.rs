@@ -63,7 +63,7 @@ fn all_budgets_must_agree_and_refusal_consumes_nothing() {
 #[test]
 fn first_refusing_budget_is_named_and_each_reports_once() {
     let config =
-        parse(r#"{"ratio":{"ratio":0,"min_retries_per_sec":0},"run_cap":{"max_retries":0}}"#);
+        parse(r#"{"ratio":{"ratio":0,"min_retries_per_sec":0,"min_concurrent_retries":0},"run_cap":{"max_retries":0}}"#);
     let mut budget = RetryBudget::new(config).unwrap();
     for t in [5, 6, 7] {
         assert_eq!(
@@ -122,6 +122,7 @@ fn event_queue_is_bounded_and_drops_oldest() {
             at(t),
             Some(RetryTicket {
                 token_cost: Some(5),
+                floor_slot: None,
             }),
         );
         let _rearmed = budget.try_retry(at(t), RetryCost::Normal).unwrap();

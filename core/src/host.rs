@@ -1,0 +1,196 @@
+//! Host policy as data: what the JavaScript and Python runtimes must decide
+//! alike, decided once here.
+//!
+//! The runtimes translate what their language throws and what their HTTP
+//! clients hand back; when each kept its own tables they drifted apart (an
+//! unknown exception was transient in one and deterministic in the other,
+//! operation names and key defaults differed). So the tables and the HTTP
+//! request rules live here, both bindings expose them, and
+//! `tests/vectors/host.json` pins them in all three suites.
+
+use crate::classify::{Class, Method, NetworkErrorKind};
+pub use crate::scope::DEFAULT_OPERATION;
+
+/// The class of an exception no table recognises: a programming error (a
+/// `KeyError`, a `TypeError`, an assertion) does not heal by waiting, so it
+/// is reported once and re-raised. Retrying something else takes a word from
+/// the caller (`on=`, `classify=`, or an error that carries its status).
+pub const UNKNOWN_ERROR_CLASS: Class = Class::Deterministic;
+
+/// Error names -> where the failure happened. The names are the symbolic
+/// errno names (Python's `errno.errorcode`, Node's `error.code`) and undici's
+/// codes; both runtimes look a name up here.
+///
+/// A reset or a closed socket maps to `unknown`: the request may or may not
+/// have arrived, so only a request safe to repeat is retried after it.
+pub const ERROR_CODES: [(&str, NetworkErrorKind); 16] = [
+    ("ECONNREFUSED", NetworkErrorKind::ConnectRefused),
+    ("EHOSTUNREACH", NetworkErrorKind::ConnectRefused),
+    ("ENETUNREACH", NetworkErrorKind::ConnectRefused),
+    ("EHOSTDOWN", NetworkErrorKind::ConnectRefused),
+    ("ENETDOWN", NetworkErrorKind::ConnectRefused),
+    ("ENOTFOUND", NetworkErrorKind::DnsFailure),
+    ("EAI_AGAIN", NetworkErrorKind::DnsFailure),
+    ("ETIMEDOUT", NetworkErrorKind::ConnectTimeout),
+    ("UND_ERR_CONNECT_TIMEOUT", NetworkErrorKind::ConnectTimeout),
+    ("UND_ERR_HEADERS_TIMEOUT", NetworkErrorKind::ReadTimeout),
+    ("UND_ERR_BODY_TIMEOUT", NetworkErrorKind::ReadTimeout),
+    ("ECONNRESET", NetworkErrorKind::Unknown),
+    ("EPIPE", NetworkErrorKind::Unknown),
+    ("ECONNABORTED", NetworkErrorKind::Unknown),
+    ("UND_ERR_SOCKET", NetworkErrorKind::Unknown),
+    ("UND_ERR_CLOSED", NetworkErrorKind::Unknown),
+];
+
+/// The network kind an error name stands for, if the table knows it.
+#[must_use]
+pub fn network_kind_of(name: &str) -> Option<NetworkErrorKind> {
+    ERROR_CODES
+        .iter()
+        .find(|(code, _)| *code == name)
+        .map(|(_, kind)| *kind)
+}
+
+/// The header an HTTP wrapper sends the idempotency key in.
+pub const KEY_HEADER: &str = "Idempotency-Key";
+
+/// How the key is written: `bare` (Stripe-style) rather than `quoted` (the
+/// IETF draft's RFC 8941 sf-string), because most servers that honour the
+/// header today expect it bare.
+pub const KEY_FORM: &str = "bare";
+
+/// Whether an HTTP wrapper reads a body excerpt for the observation of a
+/// response with `status`: the error classes (4xx and 5xx), whose bodies
+/// usually say what went wrong.
+#[must_use]
+pub const fn wants_excerpt(status: u16) -> bool {
+    status >= 400
+}
+
+/// Whether an HTTP wrapper hands a response with `status` to the caller's
+/// validator: 2xx only. An error status is already a failure; a validator
+/// exists for the 200 whose body says the call failed.
+#[must_use]
+pub const fn validates(status: u16) -> bool {
+    matches!(status, 200..=299)
+}
+
+/// What an HTTP wrapper knows of a request before it sends it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpRequest<'a> {
+    /// The method, any case.
+    pub method: &'a str,
+    /// The URL's authority (`api.example.com:8443`), the scope.
+    pub host: &'a str,
+    /// The URL's path, for the operation name.
+    pub path: &'a str,
+    /// The caller set an idempotency key (an option or the header).
+    pub caller_key: bool,
+    /// The caller declared that the server deduplicates on the key header.
+    pub server_deduplicates: bool,
+    /// The wrapper may add a random key to a request that has none.
+    pub auto_keys: bool,
+}
+
+/// How an HTTP wrapper runs a request: the call it starts and the key it sends.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HttpPlan {
+    /// The call's operation name: `METHOD /path`.
+    pub operation: String,
+    /// The call's scope: the URL's authority, so each host has its own
+    /// breaker and budget.
+    pub scope: String,
+    /// Whether repeating the request is safe: an idempotent method (RFC 9110
+    /// §9.2.2), a key the caller gave, or a server declared to deduplicate.
+    /// The wrapper starts the call with this flag.
+    pub safe_to_repeat: bool,
+    /// The wrapper should generate a random key and send it.
+    pub auto_key: bool,
+    /// The key sent is one the server is known to honour: the wrapper hands
+    /// it to the engine as the call's key. An automatic key against a server
+    /// not declared to deduplicate is sent but not trusted, so it never
+    /// makes a request safe to repeat by itself.
+    pub trust_key: bool,
+}
+
+/// The rule every HTTP wrapper follows.
+///
+/// **Never repeat what may have been applied unless the caller said it is
+/// safe.** Most servers ignore `Idempotency-Key`; a wrapper that added a
+/// random key and then treated the POST as safe would send it twice after a
+/// lost acknowledgement. So a non-idempotent request is safe to repeat only
+/// with a key the caller gave or a server the caller declared to deduplicate.
+#[must_use]
+pub fn http_plan(request: &HttpRequest<'_>) -> HttpPlan {
+    let method = Method::parse(request.method);
+    let idempotent = method.is_idempotent();
+    let auto_key = !idempotent && !request.caller_key && request.auto_keys;
+    let trust_key = request.caller_key || (auto_key && request.server_deduplicates);
+    let path = if request.path.is_empty() {
+        "/"
+    } else {
+        request.path
+    };
+    HttpPlan {
+        operation: format!("{} {path}", request.method.trim().to_ascii_uppercase()),
+        scope: request.host.to_owned(),
+        safe_to_repeat: idempotent || request.caller_key || request.server_deduplicates,
+        auto_key,
+        trust_key,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request(method: &str) -> HttpRequest<'_> {
+        HttpRequest {
+            method,
+            host: "api.example.com",
+            path: "/orders",
+            caller_key: false,
+            server_deduplicates: false,
+            auto_keys: true,
+        }
+    }
+
+    #[test]
+    fn an_automatic_key_alone_never_makes_a_post_safe() {
+        let plan = http_plan(&request("post"));
+        assert_eq!(plan.operation, "POST /orders");
+        assert_eq!(plan.scope, "api.example.com");
+        assert!(!plan.safe_to_repeat);
+        assert!(plan.auto_key);
+        assert!(!plan.trust_key);
+    }
+
+    #[test]
+    fn a_caller_key_or_a_deduplicating_server_makes_it_safe() {
+        let keyed = http_plan(&HttpRequest {
+            caller_key: true,
+            ..request("POST")
+        });
+        assert!(keyed.safe_to_repeat && keyed.trust_key && !keyed.auto_key);
+        let dedup = http_plan(&HttpRequest {
+            server_deduplicates: true,
+            ..request("PATCH")
+        });
+        assert!(dedup.safe_to_repeat && dedup.trust_key && dedup.auto_key);
+    }
+
+    #[test]
+    fn idempotent_methods_need_no_key() {
+        let plan = http_plan(&request("GET"));
+        assert!(plan.safe_to_repeat && !plan.auto_key && !plan.trust_key);
+    }
+
+    #[test]
+    fn error_names_are_unique() {
+        for (i, (name, _)) in ERROR_CODES.iter().enumerate() {
+            assert!(ERROR_CODES.iter().skip(i + 1).all(|(n, _)| n != name), "{name}");
+            assert!(network_kind_of(name).is_some());
+        }
+        assert_eq!(network_kind_of("EWHATEVER"), None);
+    }
+}

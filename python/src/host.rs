@@ -1,0 +1,67 @@
+//! The core's host policy (`stoic_core::host`) for the Python runtime: the
+//! error-code table and defaults it reads once at import, and the rule each
+//! HTTP request follows. The runtime keeps no copy of either.
+
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+use stoic_core::host::{
+    self, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, KEY_FORM, KEY_HEADER, UNKNOWN_ERROR_CLASS,
+};
+
+/// `{"error_codes": {...}, "unknown_error_class", "key_header", "key_form",
+/// "default_operation"}`.
+#[pyfunction]
+pub(crate) fn host_policy(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let codes = PyDict::new(py);
+    for (name, kind) in ERROR_CODES {
+        codes.set_item(name, kind.code())?;
+    }
+    let policy = PyDict::new(py);
+    policy.set_item("error_codes", codes)?;
+    policy.set_item("unknown_error_class", UNKNOWN_ERROR_CLASS.code())?;
+    policy.set_item("key_header", KEY_HEADER)?;
+    policy.set_item("key_form", KEY_FORM)?;
+    policy.set_item("default_operation", DEFAULT_OPERATION)?;
+    Ok(policy)
+}
+
+/// Whether a response with `status` gets a body excerpt in its observation.
+#[pyfunction]
+pub(crate) fn wants_excerpt(status: u16) -> bool {
+    host::wants_excerpt(status)
+}
+
+/// Whether a response with `status` goes to the caller's validator.
+#[pyfunction]
+pub(crate) fn validates_status(status: u16) -> bool {
+    host::validates(status)
+}
+
+/// How to run one HTTP request: `(operation, scope, safe_to_repeat,
+/// auto_key, trust_key)`.
+#[pyfunction]
+#[pyo3(signature = (method, host, path, *, caller_key, server_deduplicates, auto_keys))]
+pub(crate) fn http_plan(
+    method: &str,
+    host: &str,
+    path: &str,
+    caller_key: bool,
+    server_deduplicates: bool,
+    auto_keys: bool,
+) -> (String, String, bool, bool, bool) {
+    let plan = host::http_plan(&HttpRequest {
+        method,
+        host,
+        path,
+        caller_key,
+        server_deduplicates,
+        auto_keys,
+    });
+    (
+        plan.operation,
+        plan.scope,
+        plan.safe_to_repeat,
+        plan.auto_key,
+        plan.trust_key,
+    )
+}

@@ -1,0 +1,69 @@
+//! The core's host policy (`stoic_core::host`) for the JS runtime: the
+//! error-code table and defaults it reads once at start, and the rule each
+//! HTTP request follows. The runtime keeps no copy of either.
+
+use js_sys::Object;
+use stoic_core::host::{
+    http_plan, validates, wants_excerpt, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, KEY_FORM,
+    KEY_HEADER, UNKNOWN_ERROR_CLASS,
+};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+
+use crate::convert::set;
+
+/// `{ errorCodes, unknownErrorClass, keyHeader, keyForm, defaultOperation }`.
+#[wasm_bindgen(js_name = hostPolicy)]
+pub fn host_policy() -> JsValue {
+    let codes = Object::new();
+    for (name, kind) in ERROR_CODES {
+        set(&codes, name, &JsValue::from_str(kind.code()));
+    }
+    let policy = Object::new();
+    set(&policy, "errorCodes", &codes);
+    let text = |value: &str| JsValue::from_str(value);
+    set(&policy, "unknownErrorClass", &text(UNKNOWN_ERROR_CLASS.code()));
+    set(&policy, "keyHeader", &text(KEY_HEADER));
+    set(&policy, "keyForm", &text(KEY_FORM));
+    set(&policy, "defaultOperation", &text(DEFAULT_OPERATION));
+    policy.into()
+}
+
+/// Whether a response with `status` gets a body excerpt in its observation.
+#[wasm_bindgen(js_name = wantsExcerpt)]
+pub fn wants_excerpt_of(status: u16) -> bool {
+    wants_excerpt(status)
+}
+
+/// Whether a response with `status` goes to the caller's validator.
+#[wasm_bindgen(js_name = validatesStatus)]
+pub fn validates_status(status: u16) -> bool {
+    validates(status)
+}
+
+/// How to run one HTTP request: `{ operation, scope, safeToRepeat, autoKey, trustKey }`.
+#[wasm_bindgen(js_name = httpPlan)]
+pub fn http_plan_of(
+    method: &str,
+    host: &str,
+    path: &str,
+    caller_key: bool,
+    server_deduplicates: bool,
+    auto_keys: bool,
+) -> JsValue {
+    let plan = http_plan(&HttpRequest {
+        method,
+        host,
+        path,
+        caller_key,
+        server_deduplicates,
+        auto_keys,
+    });
+    let object = Object::new();
+    set(&object, "operation", &JsValue::from_str(&plan.operation));
+    set(&object, "scope", &JsValue::from_str(&plan.scope));
+    set(&object, "safeToRepeat", &JsValue::from_bool(plan.safe_to_repeat));
+    set(&object, "autoKey", &JsValue::from_bool(plan.auto_key));
+    set(&object, "trustKey", &JsValue::from_bool(plan.trust_key));
+    object.into()
+}
