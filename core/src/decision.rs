@@ -75,11 +75,13 @@ pub enum Matched {
     Network(NetworkErrorKind),
     /// The host rejected the result.
     Rejected(Class),
+    /// The caller's code raised an exception of this class.
+    Raised(Class),
 }
 
 impl Matched {
     /// The reason code: `status_503`, `network_read_timeout`,
-    /// `rejected_transient`, `success`.
+    /// `rejected_transient`, `raised_deterministic`, `success`.
     #[must_use]
     pub fn code(&self) -> String {
         match self {
@@ -87,6 +89,7 @@ impl Matched {
             Matched::Status { status, .. } => format!("status_{status}"),
             Matched::Network(kind) => format!("network_{}", kind.code()),
             Matched::Rejected(class) => format!("rejected_{}", class.code()),
+            Matched::Raised(class) => format!("raised_{}", class.code()),
         }
     }
 }

@@ -188,7 +188,10 @@ mod tests {
     #[test]
     fn error_names_are_unique() {
         for (i, (name, _)) in ERROR_CODES.iter().enumerate() {
-            assert!(ERROR_CODES.iter().skip(i + 1).all(|(n, _)| n != name), "{name}");
+            assert!(
+                ERROR_CODES.iter().skip(i + 1).all(|(n, _)| n != name),
+                "{name}"
+            );
             assert!(network_kind_of(name).is_some());
         }
         assert_eq!(network_kind_of("EWHATEVER"), None);

@@ -179,11 +179,22 @@ pub fn clean_excerpt(excerpt: &str, max_chars: usize) -> String {
     out
 }
 
-fn push_excerpt(text: &mut String, excerpt: Option<&str>, max_chars: usize) {
+/// Appends the detail that came with the outcome, labelled by who said it:
+/// a response body is the server's, a network failure's detail is the
+/// client's own error message (it must not be passed off as the server's).
+fn push_excerpt(
+    text: &mut String,
+    observed: Option<Observed<'_>>,
+    excerpt: Option<&str>,
+    max_chars: usize,
+) {
     if let Some(raw) = excerpt {
         let cleaned = clean_excerpt(raw, max_chars);
         if !cleaned.is_empty() {
-            text.push_str(" Server said: ");
+            text.push_str(match observed {
+                Some(Observed::Status(_)) => " Server said: ",
+                _ => " The client reported: ",
+            });
             text.push_str(&cleaned);
         }
     }
@@ -197,6 +208,11 @@ pub enum Observed<'a> {
     Status(u16),
     /// A failure with no response.
     Network(NetworkErrorKind),
+    /// The caller's own code raised an exception (no response involved).
+    Raised {
+        /// The exception's type and message, if the host gave them.
+        message: Option<&'a str>,
+    },
     /// The host rejected the result (e.g. "200 with an error body").
     Rejected {
         /// The class the host assigned.
@@ -231,6 +247,12 @@ pub fn describe(observed: Observed<'_>) -> String {
             }
             _ => "the response was rejected by validation".to_owned(),
         },
+        Observed::Raised { message } => match message {
+            Some(m) if !m.trim().is_empty() => {
+                format!("a local error was raised: {}", clean_excerpt(m, 200))
+            }
+            _ => "a local error was raised".to_owned(),
+        },
     }
 }
 
@@ -239,8 +261,11 @@ pub fn describe(observed: Observed<'_>) -> String {
 #[must_use]
 pub fn deterministic(observed: Observed<'_>, excerpt: Option<&str>, max_chars: usize) -> String {
     let mut text = describe(observed);
-    text.push_str(". This is not transient: sending the same request again will fail the same way, so it was not retried. Change the request (its arguments, target or credentials) instead.");
-    push_excerpt(&mut text, excerpt, max_chars);
+    text.push_str(match observed {
+        Observed::Raised { .. } => ". It came from the caller's own code, not from a server, and was not retried: an error like this does not heal by waiting. Fix its cause, or classify it as transient if it is one.",
+        _ => ". This is not transient: sending the same request again will fail the same way, so it was not retried. Change the request (its arguments, target or credentials) instead.",
+    });
+    push_excerpt(&mut text, Some(observed), excerpt, max_chars);
     text
 }
 
@@ -254,7 +279,7 @@ pub fn ambiguous_not_retried(
 ) -> String {
     let mut text = describe(observed);
     text.push_str(". The request may already have been applied, and it is neither idempotent nor protected by an idempotency key, so it was not repeated. Check whether it took effect before sending it again; to let it be retried, send an idempotency key the server is known to honour, or mark the operation idempotent.");
-    push_excerpt(&mut text, excerpt, max_chars);
+    push_excerpt(&mut text, Some(observed), excerpt, max_chars);
     text
 }
 
@@ -285,7 +310,7 @@ pub fn stopped(
     if observed.is_some() {
         text.push_str(" The failure looked transient, so the same request may succeed later.");
     }
-    push_excerpt(&mut text, excerpt, max_chars);
+    push_excerpt(&mut text, observed, excerpt, max_chars);
     text
 }
 

@@ -14,9 +14,11 @@ pub enum OutcomeKind {
     /// No response: a network failure of this kind.
     Network(NetworkErrorKind),
     /// The host validated the result and rejected it as a failure of this
-    /// class (seed 001: "200 with an error body", stale data; or an exception
-    /// the host classified).
+    /// class (seed 001: "200 with an error body", stale data).
     Rejected(Class),
+    /// The caller's own code raised an exception the host classified as this
+    /// class (no response was involved: a bug, an SDK error, a local check).
+    Raised(Class),
 }
 
 /// One attempt's outcome, as the host reports it to [`crate::Policy::on_outcome`].
@@ -69,6 +71,16 @@ impl<'a> Outcome<'a> {
     pub const fn rejected(class: Class) -> Self {
         Outcome {
             kind: OutcomeKind::Rejected(class),
+            hint: None,
+            detail: None,
+        }
+    }
+
+    /// An exception of the caller's own code, classified as `class`.
+    #[must_use]
+    pub const fn raised(class: Class) -> Self {
+        Outcome {
+            kind: OutcomeKind::Raised(class),
             hint: None,
             detail: None,
         }

@@ -492,6 +492,11 @@ impl Policy {
                 self.classifier.network(kind),
                 Observed::Network(kind),
             ),
+            OutcomeKind::Raised(class) => (
+                Matched::Raised(class),
+                class,
+                Observed::Raised { message: None },
+            ),
             OutcomeKind::Rejected(class) => (
                 Matched::Rejected(class),
                 class,
@@ -564,6 +569,7 @@ impl Policy {
             (Some(Observed::Rejected { class, .. }), message) => {
                 (Some(Observed::Rejected { class, message }), None)
             }
+            (Some(Observed::Raised { .. }), message) => (Some(Observed::Raised { message }), None),
             other => other,
         };
         let observation = match (reason, observed) {

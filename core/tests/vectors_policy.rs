@@ -35,6 +35,8 @@ fn outcome_kind(v: &Value) -> Outcome<'static> {
         Outcome::network(NetworkErrorKind::from_code(kind).unwrap())
     } else if let Some(class) = v["rejected"].as_str() {
         Outcome::rejected(Class::from_code(class).unwrap())
+    } else if let Some(class) = v["raised"].as_str() {
+        Outcome::raised(Class::from_code(class).unwrap())
     } else if v["success"] == json!(true) {
         Outcome::success()
     } else {

@@ -63,9 +63,12 @@ export class AttemptContext implements Attempt {
     return this.#controller.signal;
   }
 
-  /** Stops the timer and unlinks the caller's signal. */
-  done(): void {
+  /**
+   * Stops the timer and unlinks the caller's signal; `keepCaller` leaves the
+   * caller's signal linked, for a streamed body the caller reads later.
+   */
+  done(keepCaller = false): void {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
-    this.#unlink?.();
+    if (!keepCaller) this.#unlink?.();
   }
 }

@@ -1,29 +1,27 @@
 /**
  * Translating what JavaScript throws into the core's outcome vocabulary.
- * This is the host's knowledge (what `ECONNREFUSED` or fetch's `TypeError`
- * means about whether a request left); what to do about it is the core's.
+ * The tables (error codes -> network kinds, the class of an unknown error)
+ * are the core's host policy, read once from the module; this file only
+ * knows where JavaScript keeps those facts on an error object.
  */
-import type { NetworkErrorKind, Outcome } from './types.js';
+import { hostPolicy } from './core.js';
+import type { NetworkErrorKind, Outcome, OutcomeClass } from './types.js';
 
-/** Node and undici error codes -> where the failure happened. */
-const CODES: Record<string, NetworkErrorKind> = {
-  ECONNREFUSED: 'connect_refused',
-  EHOSTUNREACH: 'connect_refused',
-  ENETUNREACH: 'connect_refused',
-  EHOSTDOWN: 'connect_refused',
-  ENOTFOUND: 'dns_failure',
-  EAI_AGAIN: 'dns_failure',
-  ETIMEDOUT: 'connect_timeout',
-  UND_ERR_CONNECT_TIMEOUT: 'connect_timeout',
-  UND_ERR_HEADERS_TIMEOUT: 'read_timeout',
-  UND_ERR_BODY_TIMEOUT: 'read_timeout',
-  // A reset or a closed socket: the request may or may not have arrived.
-  ECONNRESET: 'unknown',
-  EPIPE: 'unknown',
-  ECONNABORTED: 'unknown',
-  UND_ERR_SOCKET: 'unknown',
-  UND_ERR_CLOSED: 'unknown',
-};
+interface HostPolicy {
+  errorCodes: Record<string, NetworkErrorKind>;
+  unknownErrorClass: OutcomeClass;
+  keyHeader: string;
+  keyForm: 'bare' | 'quoted';
+  defaultOperation: string;
+}
+
+let host: HostPolicy | undefined;
+
+/** The core's host policy (read on first use: the module is loaded by then). @internal */
+export function hostTables(): HostPolicy {
+  host ??= hostPolicy() as HostPolicy;
+  return host;
+}
 
 /** What browsers' and Node's `fetch` reject with on a network failure. */
 const FETCH_FAILED =
@@ -34,21 +32,69 @@ interface Coded {
   code?: unknown;
   message?: unknown;
   cause?: unknown;
+  status?: unknown;
+  statusCode?: unknown;
+  response?: { status?: unknown; headers?: unknown } | null;
+}
+
+/** Follows `cause` a few levels: undici and many clients wrap the socket error. */
+function* chain(error: unknown): Generator<Coded> {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    yield current as Coded;
+    current = (current as Coded).cause;
+  }
 }
 
 function networkCode(error: unknown): NetworkErrorKind | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as Coded).code;
-    if (typeof code === 'string' && Object.hasOwn(CODES, code)) return CODES[code];
-    current = (current as Coded).cause;
+  const codes = hostTables().errorCodes;
+  for (const link of chain(error)) {
+    const code = link.code;
+    if (typeof code === 'string' && Object.hasOwn(codes, code)) return codes[code];
   }
   return undefined;
 }
 
-function message(error: unknown): string {
-  if (error instanceof Error) return `${error.name}: ${error.message}`;
+function httpStatus(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999 ? value : undefined;
+}
+
+/** Headers as fetch's `Headers`, or a plain object (axios, got): whatever the error carries. */
+function headersOf(value: unknown): Headers | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (typeof (value as Headers).get === 'function' && typeof (value as Headers).forEach === 'function') {
+    return value as Headers;
+  }
+  const headers = new Headers();
   try {
+    for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
+      if (typeof v === 'string') headers.append(name, v);
+      else if (typeof v === 'number') headers.append(name, String(v));
+      else if (Array.isArray(v)) for (const item of v) if (typeof item === 'string') headers.append(name, item);
+    }
+  } catch {
+    // A header name or value a Headers object refuses: the status still counts.
+  }
+  return headers;
+}
+
+/**
+ * The HTTP status an error carries, the way the ecosystem's clients attach
+ * it: `error.response.status` (ky's `HTTPError`, axios), `error.status`
+ * (ky, fetch wrappers, SDKs), `error.statusCode` (got, Node SDKs).
+ */
+function statusOutcome(error: unknown, detail: string): Outcome | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const coded = error as Coded;
+  const response = typeof coded.response === 'object' && coded.response !== null ? coded.response : undefined;
+  const status = httpStatus(response?.status) ?? httpStatus(coded.status) ?? httpStatus(coded.statusCode);
+  if (status === undefined) return undefined;
+  return { kind: 'status', status, headers: headersOf(response?.headers), detail };
+}
+
+function message(error: unknown): string {
+  try {
+    if (error instanceof Error) return `${error.name}: ${error.message}`;
     return String(error);
   } catch {
     return 'unprintable value';
@@ -57,13 +103,14 @@ function message(error: unknown): string {
 
 /**
  * The outcome an exception stands for:
- * - a network error code anywhere in the `cause` chain -> its kind;
+ * - a network error code anywhere in the `cause` chain -> its kind (the
+ *   core's table);
  * - `TimeoutError` (`AbortSignal.timeout`, an attempt timeout) -> `read_timeout`;
  * - fetch's network `TypeError` -> `unknown` (may have been sent);
- * - other `TypeError`, `ReferenceError`, `SyntaxError`, `RangeError` and
- *   `AbortError` -> rejected as deterministic (a bug or a cancellation does
- *   not heal by waiting);
- * - anything else -> rejected as transient (the caller asked for retries).
+ * - an HTTP status on the error (ky, axios, got, SDK errors) -> that status,
+ *   with the response's headers, so `Retry-After` counts;
+ * - anything else (a bug, an `AbortError`) -> an error of the core's
+ *   unknown-error class (deterministic: it does not heal by waiting).
  */
 export function outcomeOfError(error: unknown): Outcome {
   const detail = message(error);
@@ -74,14 +121,5 @@ export function outcomeOfError(error: unknown): Outcome {
   if (error instanceof TypeError && FETCH_FAILED.test(error.message)) {
     return { kind: 'network', network: 'unknown', detail };
   }
-  if (
-    error instanceof TypeError ||
-    error instanceof ReferenceError ||
-    error instanceof SyntaxError ||
-    error instanceof RangeError ||
-    name === 'AbortError'
-  ) {
-    return { kind: 'rejected', class: 'deterministic', detail };
-  }
-  return { kind: 'rejected', class: 'transient', detail };
+  return statusOutcome(error, detail) ?? { kind: 'error', class: hostTables().unknownErrorClass, detail };
 }

@@ -1,19 +1,25 @@
 /**
  * `createFetch()`: a `fetch` that retries what the engine says to retry.
  *
- * Per request it starts one call (scope: the URL's host), adds an
- * `Idempotency-Key` header to non-idempotent requests (one key, the same on
- * every attempt), bounds each attempt with the plan's timeout (which the
- * core keeps within the total deadline) through an `AbortSignal`, reports
- * the status with the response headers (so `Retry-After` and the other
- * hints count) and a body excerpt, lets the caller validate a 2xx body, and
- * returns the final `Response` or throws a `RetryError` carrying the
- * decision and the last response.
+ * Per request it asks the core's HTTP plan how to run it (operation
+ * `METHOD /path`, scope: the URL's host, whether it is safe to repeat,
+ * whether to add a key), bounds each attempt with the plan's timeout
+ * through an `AbortSignal`, reads the body inside the attempt (so a body cut
+ * off mid-read is a failure of that attempt, and the timeout and the
+ * caller's signal cover it), reports the status with the response headers
+ * and a body excerpt, lets the caller validate a 2xx, and returns the final
+ * `Response` or throws a `RetryError` carrying the decision and the last
+ * response.
+ *
+ * **Safety rule:** a request that may have been applied (POST, PATCH) is
+ * repeated only when the caller gave an idempotency key or declared that the
+ * server deduplicates on the key header (`serverDeduplicates: true`); the
+ * automatic key alone never makes it safe.
  */
 import { AttemptContext } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
-import { outcomeOfError } from './classify.js';
-import { isIdempotentMethod, keyHeaderValue, parseKeyHeader, randomKey } from './core.js';
+import { hostTables, outcomeOfError } from './classify.js';
+import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
 import { RetryError } from './errors.js';
 import { checked, Policy, report, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
@@ -30,9 +36,27 @@ export interface FetchOptions {
   keyHeader?: string;
   /** `bare` (Stripe-style, the default) or `quoted` (RFC 8941 sf-string, the IETF draft). */
   keyForm?: 'bare' | 'quoted';
+  /**
+   * Add a random key to POST/PATCH requests that have none (default true).
+   * The key is sent, but it does not make the request safe to repeat unless
+   * `serverDeduplicates` is set.
+   */
+  keys?: boolean;
+  /**
+   * The server deduplicates on the key header (it honours `Idempotency-Key`):
+   * keyed non-idempotent requests may then be repeated after ambiguous
+   * failures. Default false: most servers ignore the header.
+   */
+  serverDeduplicates?: boolean;
+  /**
+   * Return responses without reading their body inside the attempt (for
+   * streaming). The attempt timeout then stops when the headers arrive; the
+   * caller's signal still covers the body. Default false.
+   */
+  stream?: boolean;
   /** The scope of a request (default: the URL's host). */
   scope?: (url: URL) => string;
-  /** Checks a 2xx response (read a clone if you read the body); a `Rejection` fails the attempt. */
+  /** Checks a 2xx response (read it freely; with `stream`, read a clone); a `Rejection` fails the attempt. */
   validate?: (response: Response) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
   onRetry?: (info: { decision: Retry; error: unknown; response: Response | undefined }) => void;
@@ -43,13 +67,46 @@ export interface StoicRequestInit extends RequestInit {
   operation?: string;
   /** Overrides the scope for this request. */
   scope?: string;
-  /** The idempotency key (default: a random UUID for non-idempotent methods). */
+  /** The idempotency key: the caller vouches that the server honours it, so the request may be repeated. */
   idempotencyKey?: string;
   /** Overrides the factory's validator for this request. */
   validate?: FetchOptions['validate'];
+  /** Overrides the factory's `stream` for this request. */
+  stream?: boolean;
 }
 
 export type StoicFetch = (input: RequestInfo | URL, init?: StoicRequestInit) => Promise<Response>;
+
+const FACTORY_OPTIONS = new Set([
+  'policy',
+  'fetch',
+  'sleep',
+  'keyHeader',
+  'keyForm',
+  'keys',
+  'serverDeduplicates',
+  'stream',
+  'scope',
+  'validate',
+  'onRetry',
+]);
+
+/** Statuses a `Response` cannot be built with a body for. */
+const NULL_BODY = new Set([101, 103, 204, 205, 304]);
+
+/** A response whose body was read into `bytes`, with the original's status, headers and URL. */
+function buffered(original: Response, bytes: ArrayBuffer): Response {
+  const body = NULL_BODY.has(original.status) ? null : bytes;
+  const copy = new Response(body, { status: original.status, statusText: original.statusText, headers: original.headers });
+  Object.defineProperty(copy, 'url', { value: original.url });
+  Object.defineProperty(copy, 'redirected', { value: original.redirected });
+  return copy;
+}
+
+/** Whether a response can be rebuilt from its bytes (opaque and 1xx ones cannot). */
+function canBuffer(response: Response): boolean {
+  return response.status >= 200 && response.status <= 599 && response.type !== 'opaque' && response.type !== 'opaqueredirect';
+}
 
 /** Reads at most `maxChars` characters of a response body, for the observation. */
 async function excerpt(response: Response, maxChars: number): Promise<string | undefined> {
@@ -71,25 +128,51 @@ async function excerpt(response: Response, maxChars: number): Promise<string | u
   return text.length > 0 ? text : undefined;
 }
 
+function checkOptions(options: object): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('createFetch(options): options must be an object');
+  for (const name of Object.keys(options)) {
+    if (!FACTORY_OPTIONS.has(name)) {
+      throw new TypeError(`createFetch: unknown option "${name}" (known: ${[...FACTORY_OPTIONS].join(', ')})`);
+    }
+  }
+}
+
 export function createFetch(options: FetchOptions = {}): StoicFetch {
-  const keyHeader = options.keyHeader ?? 'Idempotency-Key';
-  const keyForm = options.keyForm ?? 'bare';
+  checkOptions(options);
+  const keys = options.keys ?? true;
+  const serverDeduplicates = options.serverDeduplicates ?? false;
   return async function stoicFetch(input, init = {}) {
+    const host = hostTables();
+    const keyHeader = options.keyHeader ?? host.keyHeader;
+    const keyForm = options.keyForm ?? host.keyForm;
     const policy = options.policy ?? defaultPolicy();
     const core = policy.core;
     const now = policy.now;
     const send = options.fetch ?? globalThis.fetch;
-    const { operation, scope, idempotencyKey, validate = options.validate, ...requestInit } = init;
+    const {
+      operation,
+      scope,
+      idempotencyKey,
+      validate = options.validate,
+      stream = options.stream ?? false,
+      ...requestInit
+    } = init;
     const request = input instanceof Request ? input : undefined;
     // Relative URLs resolve against the page, as the browser's fetch does.
     const base = (globalThis as { location?: { href: string } }).location?.href;
     const url = new URL(request?.url ?? String(input), base);
     const method = (requestInit.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = new Headers(requestInit.headers ?? request?.headers);
-    const idempotent = isIdempotentMethod(method);
 
     let key = idempotencyKey ?? parseKeyHeader(headers.get(keyHeader) ?? '') ?? undefined;
-    if (key === undefined && !idempotent) key = randomKey(undefined);
+    const plan = httpPlan(method, url.host, url.pathname, key !== undefined, serverDeduplicates, keys) as {
+      operation: string;
+      scope: string;
+      safeToRepeat: boolean;
+      autoKey: boolean;
+      trustKey: boolean;
+    };
+    if (plan.autoKey) key = randomKey(undefined);
     if (key !== undefined && !headers.has(keyHeader)) headers.set(keyHeader, keyHeaderValue(key, keyForm));
 
     // A stream body can be sent once; buffer it so every attempt sends the same bytes.
@@ -103,10 +186,10 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     const handle = startNamed(
       policy,
       now(),
-      operation ?? `${method} ${url.pathname}`,
-      scope ?? options.scope?.(url) ?? url.host,
-      idempotent,
-      key,
+      operation ?? plan.operation,
+      scope ?? options.scope?.(url) ?? plan.scope,
+      plan.safeToRepeat,
+      plan.trustKey ? key : undefined,
     );
     let error: unknown;
     let response: Response | undefined;
@@ -115,11 +198,18 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         const attempt = checked(core.beforeAttempt(handle, now()));
         if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
         const context = new AttemptContext(attempt, policy.plan.timeoutMs, key ?? null, signal ?? undefined);
-        let outcome: Outcome;
+        let outcome: Outcome | undefined;
+        let bytes: ArrayBuffer | undefined;
         try {
-          response = await send(url, { ...requestInit, method, headers, body, signal: context.signal });
+          const overrides: RequestInit = { ...requestInit, method, headers, signal: context.signal };
+          if (body !== undefined && body !== null) overrides.body = body;
+          // A Request keeps every setting it was made with (redirect, credentials, mode, ...).
+          response = await (request === undefined ? send(url, overrides) : send(new Request(request, overrides)));
+          if (!stream && canBuffer(response)) {
+            bytes = await response.arrayBuffer();
+            response = buffered(response, bytes);
+          }
           error = undefined;
-          outcome = await judge(response, validate, core.maxExcerptChars());
         } catch (thrown) {
           if (signal?.aborted) {
             core.cancel(handle, now());
@@ -131,9 +221,14 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
             ? { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' }
             : outcomeOfError(thrown);
         } finally {
-          context.done();
+          context.done(stream && response !== undefined);
         }
-        const kind = report(policy, handle, outcome, now());
+        // Outside the attempt's catch: a validator that throws ends the call
+        // and its error reaches the caller as itself, never as a failure.
+        if (outcome === undefined && response !== undefined) {
+          outcome = await judge(response, validate, core.maxExcerptChars(), bytes);
+        }
+        const kind = report(policy, handle, outcome as Outcome, now());
         if (kind === 0 && response !== undefined) return response;
         // The decision and its delay live in the module's shared slots until
         // the next call on this policy decides: read them before any await.
@@ -141,7 +236,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         if (kind === 2) throw new RetryError(decision as GiveUp, error, response);
         const delayMs = core.delayMs();
         options.onRetry?.({ decision: decision as Retry, error, response });
-        if (response?.body) await response.body.cancel().catch(() => undefined);
+        if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
         policy.flush();
         try {
           await (options.sleep ?? defaultSleep)(delayMs, signal ?? undefined);
@@ -151,6 +246,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         }
       }
     } finally {
+      // Ends a call a hook's exception left open, so it gives back its breaker permit.
       core.close(handle);
       policy.flush();
     }
@@ -162,11 +258,19 @@ async function judge(
   response: Response,
   validate: FetchOptions['validate'],
   maxChars: number,
+  bytes: ArrayBuffer | undefined,
 ): Promise<Outcome> {
-  if (response.ok && validate !== undefined) {
-    const rejection = await validate(response);
+  if (validate !== undefined && validatesStatus(response.status)) {
+    // A buffered body is cheap to clone: the validator may read it, the caller still can.
+    const rejection = await validate(bytes === undefined ? response : response.clone());
     if (rejection) return { kind: 'rejected', class: rejection.class, detail: rejection.detail };
   }
-  const detail = response.ok ? undefined : await excerpt(response.clone(), maxChars);
+  let detail: string | undefined;
+  if (wantsExcerpt(response.status)) {
+    detail =
+      bytes === undefined
+        ? await excerpt(response.clone(), maxChars)
+        : new TextDecoder().decode(bytes.slice(0, maxChars * 4)).slice(0, maxChars) || undefined;
+  }
   return { kind: 'status', status: response.status, headers: response.headers, detail };
 }

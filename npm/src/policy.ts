@@ -93,7 +93,7 @@ export class Policy {
     if (idempotent === undefined) {
       idempotent = spec.method === undefined ? false : isIdempotentMethod(spec.method);
     }
-    return new Call(this, startNamed(this, now, spec.operation ?? 'call', spec.scope ?? '', idempotent, spec.idempotencyKey));
+    return new Call(this, startNamed(this, now, spec.operation ?? '', spec.scope ?? '', idempotent, spec.idempotencyKey));
   }
 
   /** From now on no attempt is admitted and no retry scheduled. */
@@ -252,10 +252,14 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
       if (index < 0) throw new TypeError(`unknown network error kind: ${outcome.network}`);
       return checked(core.onNetwork(handle, now, index, policy.text.write(outcome.detail).a));
     }
-    case 'rejected': {
+    case 'rejected':
+    case 'error': {
       const index = classIndexOf(outcome.class);
       if (index < 0) throw new TypeError(`unknown class: ${outcome.class}`);
-      return checked(core.onRejected(handle, now, index, policy.text.write(outcome.detail).a));
+      const detail = policy.text.write(outcome.detail).a;
+      return checked(
+        outcome.kind === 'error' ? core.onRaised(handle, now, index, detail) : core.onRejected(handle, now, index, detail),
+      );
     }
     default:
       throw new TypeError(`unknown outcome kind: ${(outcome as { kind: unknown }).kind}`);

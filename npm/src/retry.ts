@@ -62,10 +62,38 @@ function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
   return typeof (value as PromiseLike<V> | null)?.then === 'function';
 }
 
+const RETRY_OPTIONS = new Set([
+  'policy',
+  'operation',
+  'scope',
+  'idempotent',
+  'idempotencyKey',
+  'signal',
+  'now',
+  'sleep',
+  'classify',
+  'validate',
+  'onRetry',
+]);
+
+/** Unknown options are mistakes (a misspelt `maxAttempts` belongs in a `Policy`): say so. */
+function checkOptions(options: object): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError('retry(fn, options): options must be an object');
+  for (const name in options) {
+    if (!RETRY_OPTIONS.has(name)) {
+      throw new TypeError(
+        `retry: unknown option "${name}" (known: ${[...RETRY_OPTIONS].join(', ')}; engine settings such as maxAttempts go in a Policy)`,
+      );
+    }
+  }
+}
+
 export async function retry<T>(
   fn: (attempt: Attempt) => T | PromiseLike<T>,
   options: RetryOptions<Awaited<T>> = {},
 ): Promise<Awaited<T>> {
+  if (typeof fn !== 'function') throw new TypeError('retry(fn, options): fn must be a function');
+  checkOptions(options);
   const policy = options.policy ?? defaultPolicy();
   const core = policy.core;
   const now = options.now ?? policy.now;
@@ -80,7 +108,7 @@ export async function retry<T>(
   let t = now();
   const plan = policy.plan;
   const handle = named
-    ? startNamed(policy, t, options.operation ?? 'call', options.scope ?? '', idempotent, options.idempotencyKey)
+    ? startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey)
     : core.begin(t, idempotent);
   let attempt = named ? -1 : plan.attempt;
   let open = true;
@@ -93,10 +121,27 @@ export async function retry<T>(
       if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
       // Read before any await: the plan area holds the latest admission of any call.
       const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
-      let outcome: Decided;
       let value: Awaited<T> | undefined;
+      let failure: Outcome | undefined;
       try {
         value = await fn(context);
+      } catch (thrown) {
+        if (signal?.aborted) {
+          core.cancel(handle, now());
+          throw signal.reason;
+        }
+        error = thrown;
+        response = undefined;
+        failure = options.classify?.(thrown) ?? errorOutcome(thrown, context);
+      } finally {
+        context.done();
+      }
+      let outcome: Decided;
+      if (failure !== undefined) {
+        outcome = decided(policy, report(policy, handle, failure, now()), options.onRetry !== undefined);
+      } else {
+        // Outside the attempt's catch: a validator that throws ends the call
+        // (the finally below releases it) and reaches the caller as itself.
         error = undefined;
         const isHttp = isResponse(value);
         response = isHttp ? (value as Response) : undefined;
@@ -106,19 +151,8 @@ export async function retry<T>(
           open = kind !== 0;
           outcome = decided(policy, kind, options.onRetry !== undefined);
         } else {
-          outcome = await judge(policy, handle, value, options, now);
+          outcome = await judge(policy, handle, value as Awaited<T>, options, now);
         }
-      } catch (thrown) {
-        if (signal?.aborted) {
-          core.cancel(handle, now());
-          throw signal.reason;
-        }
-        error = thrown;
-        response = undefined;
-        const failure = options.classify?.(thrown) ?? errorOutcome(thrown, context);
-        outcome = decided(policy, report(policy, handle, failure, now()), options.onRetry !== undefined);
-      } finally {
-        context.done();
       }
       const { kind, delay } = outcome;
       if (kind === 0) return value as Awaited<T>;

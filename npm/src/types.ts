@@ -218,7 +218,9 @@ export type Outcome =
       detail?: string;
     }
   | { kind: 'network'; network: NetworkErrorKind; detail?: string }
-  | { kind: 'rejected'; class: OutcomeClass; detail?: string };
+  | { kind: 'rejected'; class: OutcomeClass; detail?: string }
+  /** The caller's own code threw (no response involved): `detail` is the error's name and message. */
+  | { kind: 'error'; class: OutcomeClass; detail?: string };
 
 /** A result the host's validator rejects. */
 export interface Rejection {

@@ -63,8 +63,34 @@ test('a connection reset on a GET is retried (idempotent), without an Idempotenc
   assert.ok(sent.every((r) => r.headers['idempotency-key'] === undefined));
 });
 
-test('a POST gets one Idempotency-Key, the same on every retry after resets', async () => {
-  const { fetch } = client();
+test('an automatic key alone never repeats a POST: a reset after sending ends the call', async () => {
+  const local = await startServer({ '/orders': ['reset', { status: 201, body: 'created' }] });
+  try {
+    const { fetch } = client();
+    const error = await fetch(local.url('/orders'), { method: 'POST', body: '{"sku":1}' }).catch((e) => e);
+    assert.ok(error instanceof RetryError, String(error));
+    assert.equal(error.code, 'not_idempotent');
+    assert.match(error.observation, /server is known to honour/);
+    assert.equal(local.requests.length, 1);
+    assert.ok(local.requests[0].headers['idempotency-key'], 'the key is still sent');
+  } finally {
+    await local.close();
+  }
+});
+
+test('with keys: false no key is sent at all', async () => {
+  const local = await startServer({ '/orders': [{ status: 201, body: 'created' }] });
+  try {
+    const { fetch } = client({}, { keys: false });
+    await (await fetch(local.url('/orders'), { method: 'POST', body: 'x' })).text();
+    assert.equal(local.requests[0].headers['idempotency-key'], undefined);
+  } finally {
+    await local.close();
+  }
+});
+
+test('a POST gets one Idempotency-Key, the same on every retry, when the server deduplicates', async () => {
+  const { fetch } = client({}, { serverDeduplicates: true });
   const response = await fetch(server.url('/orders'), { method: 'POST', body: '{"sku":1}' });
   assert.equal(response.status, 201);
   const sent = server.requests.filter((r) => r.path === '/orders');

@@ -13,7 +13,7 @@ const pkg = fileURLToPath(new URL('..', import.meta.url));
 
 const consumer = `
 let n = 0;
-const value = await stoic.retry(() => (++n < 2 ? Promise.reject(new Error('flaky')) : 'ok'), {
+const value = await stoic.retry(() => (++n < 2 ? Promise.reject(Object.assign(new Error('flaky'), { status: 503 })) : 'ok'), {
   policy: new stoic.Policy({ backoff: { strategy: 'constant', baseMs: 1, capMs: 1 } }),
 });
 console.log(JSON.stringify({ value, attempts: n, key: stoic.idempotencyKey('run', 'step', { a: 1 }) }));

@@ -56,7 +56,7 @@ test('snapshot() and restore() carry breakers and budgets into a new instance', 
   let t = 1_000;
   const first = new Policy({ ...config, now: () => t });
   for (let i = 0; i < 5; i++) {
-    await retry(() => Promise.reject(new Error('down')), { policy: first, scope: 'api' }).catch(() => {});
+    await retry(() => Promise.reject(Object.assign(new Error('down'), { status: 503 })), { policy: first, scope: 'api' }).catch(() => {});
   }
   assert.equal(first.breakerState('api'), 'open');
   const text = first.snapshot();
@@ -83,7 +83,7 @@ test('log records reach onEvent as objects with a one-line JSON form', async () 
     wallNow: () => Date.UTC(2026, 0, 2, 3, 4, 5, 6),
   });
   let n = 0;
-  await retry(() => (++n < 2 ? Promise.reject(new Error('x')) : 'ok'), { policy, operation: 'sync', sleep: async () => {} });
+  await retry(() => (++n < 2 ? Promise.reject(Object.assign(new Error('x'), { status: 503 })) : 'ok'), { policy, operation: 'sync', sleep: async () => {} });
   const logs = events.filter((e) => e.kind === 'log');
   assert.deepEqual(
     logs.map((e) => e.record.outcome),
@@ -104,7 +104,7 @@ test('log records reach onEvent as objects with a one-line JSON form', async () 
     'total_duration_ms',
   ]);
   assert.match(record.text, /outcome=retry/);
-  assert.equal(policy.metrics().default.callsTotal, 1);
+  assert.equal(policy.metrics().sync.callsTotal, 1); // scoped by its operation
 });
 
 test('thrown errors translate to the outcomes the core classifies', () => {
@@ -115,16 +115,22 @@ test('thrown errors translate to the outcomes the core classifies', () => {
     [new TypeError('Failed to fetch'), 'network', 'unknown'],
     [new DOMException('slow', 'TimeoutError'), 'network', 'read_timeout'],
     [Object.assign(new Error('dns'), { code: 'ENOTFOUND' }), 'network', 'dns_failure'],
-    [new DOMException('stop', 'AbortError'), 'rejected', 'deterministic'],
-    [new TypeError('x is not a function'), 'rejected', 'deterministic'],
-    [new Error('anything else'), 'rejected', 'transient'],
-    ['a string', 'rejected', 'transient'],
-    [Object.assign(new Error('odd'), { code: 'toString' }), 'rejected', 'transient'],
+    [new DOMException('stop', 'AbortError'), 'error', 'deterministic'],
+    [new TypeError('x is not a function'), 'error', 'deterministic'],
+    [new Error('anything else'), 'error', 'deterministic'],
+    ['a string', 'error', 'deterministic'],
+    [Object.assign(new Error('odd'), { code: 'toString' }), 'error', 'deterministic'],
+    // Errors that carry their HTTP status, the way ky, axios, got and SDKs do.
+    [Object.assign(new Error('ky'), { response: { status: 503, headers: new Headers() } }), 'status', 503],
+    [Object.assign(new Error('sdk'), { status: 404 }), 'status', 404],
+    [Object.assign(new Error('got'), { statusCode: 429 }), 'status', 429],
+    [Object.assign(new Error('wrapped'), { status: 99999 }), 'error', 'deterministic'],
   ];
   for (const [error, kind, detail] of cases) {
     const outcome = outcomeOfError(error);
     assert.equal(outcome.kind, kind, String(error));
-    assert.equal(outcome.kind === 'network' ? outcome.network : outcome.class, detail, String(error));
+    const got = outcome.kind === 'network' ? outcome.network : outcome.kind === 'status' ? outcome.status : outcome.class;
+    assert.equal(got, detail, String(error));
   }
 });
 

@@ -23,7 +23,7 @@ test('transient errors are retried with the core delays, then the value returns'
   const value = await retry(
     (attempt) => {
       seen.push(attempt.attempt);
-      if (attempt.attempt < 3) throw new Error('flaky');
+      if (attempt.attempt < 3) throw Object.assign(new Error('flaky'), { status: 503 });
       return 'ok';
     },
     { ...options, onRetry: (info) => assert.equal(info.decision.kind, 'retry') },
@@ -47,12 +47,14 @@ test('a programming error is not retried and the give-up carries the decision', 
   assert.equal(error.decision.kind, 'give_up');
   assert.equal(error.decision.class, 'deterministic');
   assert.ok(error.cause instanceof TypeError);
-  assert.match(error.observation, /not transient/);
+  assert.equal(error.decision.matched, 'raised_deterministic');
+  assert.match(error.observation, /a local error was raised: TypeError/);
+  assert.match(error.observation, /caller's own code/);
 });
 
 test('attempts run out: attempts_exhausted after maxAttempts', async () => {
   const { clock, options } = setup({ maxAttempts: 3 });
-  const error = await retry(() => Promise.reject(new Error('down')), options).catch((e) => e);
+  const error = await retry(() => Promise.reject(Object.assign(new Error('down'), { status: 503 })), options).catch((e) => e);
   assert.equal(error.code, 'attempts_exhausted');
   assert.equal(error.attempts, 3);
   assert.equal(clock.sleeps.length, 2);
@@ -62,7 +64,7 @@ test('attempts run out: attempts_exhausted after maxAttempts', async () => {
 test('classify maps an error to a network outcome; ambiguous failures need idempotency', async () => {
   const { options } = setup();
   const classify = () => ({ kind: 'network', network: 'reset_after_send' });
-  const fail = () => Promise.reject(new Error('reset'));
+  const fail = () => Promise.reject(Object.assign(new Error('reset'), { code: 'ECONNRESET' }));
   const unsafe = await retry(fail, { ...options, classify, idempotent: false }).catch((e) => e);
   assert.equal(unsafe.code, 'not_idempotent');
   assert.equal(unsafe.attempts, 1);
@@ -114,7 +116,7 @@ test('aborting during the wait cancels the call and rejects with the reason', as
     controller.abort(new Error('user gave up'));
     signal.throwIfAborted();
   };
-  const error = await retry(() => Promise.reject(new Error('x')), { policy, sleep, signal: controller.signal }).catch(
+  const error = await retry(() => Promise.reject(Object.assign(new Error('x'), { status: 503 })), { policy, sleep, signal: controller.signal }).catch(
     (e) => e,
   );
   assert.equal(error.message, 'user gave up');
@@ -140,7 +142,7 @@ test('attempt.signal fires at the attempt timeout, which is a retryable read tim
 test('the breaker opens per scope and fails fast; other scopes are unaffected', async () => {
   const { options } = setup({ maxAttempts: 1, budget: { ratio: null } });
   for (let i = 0; i < 5; i++) {
-    await retry(() => Promise.reject(new Error('down')), { ...options, scope: 'api' }).catch(() => {});
+    await retry(() => Promise.reject(Object.assign(new Error('down'), { status: 503 })), { ...options, scope: 'api' }).catch(() => {});
   }
   let called = false;
   const error = await retry(() => (called = true), { ...options, scope: 'api' }).catch((e) => e);

@@ -24,6 +24,7 @@ function outcomeOf(o) {
   }
   if (o.network !== undefined) return { kind: 'network', network: o.network, detail };
   if (o.rejected !== undefined) return { kind: 'rejected', class: o.rejected, detail };
+  if (o.raised !== undefined) return { kind: 'error', class: o.raised, detail };
   if (o.success === true) return { kind: 'success' };
   throw new Error(`unknown outcome ${JSON.stringify(o)}`);
 }

@@ -157,11 +157,22 @@ impl Call {
         Ok(self.observe(now, outcome))
     }
 
-    /// The host rejected the result (or classified an exception) as a
-    /// failure of class `cls`: the retry delay, or None when over.
+    /// The host rejected the result as a failure of class `cls`: the retry
+    /// delay, or None when over.
     #[pyo3(signature = (now, cls="transient", detail=None))]
     fn on_rejected(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
         let mut outcome = Outcome::rejected(class(cls)?);
+        if let Some(detail) = detail {
+            outcome = outcome.with_detail(detail);
+        }
+        Ok(self.observe(now, outcome))
+    }
+
+    /// The caller's own code raised an exception the host classified as
+    /// `cls` (`detail`: its type and message): the retry delay, or None.
+    #[pyo3(signature = (now, cls="deterministic", detail=None))]
+    fn on_raised(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
+        let mut outcome = Outcome::raised(class(cls)?);
         if let Some(detail) = detail {
             outcome = outcome.with_detail(detail);
         }
@@ -206,6 +217,14 @@ impl Call {
     #[getter]
     fn reason(&self) -> Option<&'static str> {
         self.stopped().map(|g| g.reason.code())
+    }
+
+    /// Whether a give-up's last failure was retryable (the engine stopped
+    /// for another reason); False for `not_retryable` and `not_idempotent`,
+    /// and None while the call has not given up.
+    #[getter]
+    fn was_retryable(&self) -> Option<bool> {
+        self.stopped().map(|g| g.was_retryable)
     }
 
     /// The observation of a give-up: text a caller can reason about.

@@ -228,9 +228,9 @@ impl Policy {
     }
 
     /// What to do after an attempt of `call` ended: give one of `status`,
-    /// `network` (a kind code) or `rejected` (a class code), or none for a
-    /// success. The decision as a dict (`kind`: `done`, `retry`, `give_up`).
-    #[pyo3(signature = (now, call, *, status=None, network=None, rejected=None, headers=None, wall_now=None, detail=None))]
+    /// `network` (a kind code), `rejected` or `raised` (a class code), or
+    /// none for a success. The decision as a dict (`kind`: `done`, `retry`, `give_up`).
+    #[pyo3(signature = (now, call, *, status=None, network=None, rejected=None, raised=None, headers=None, wall_now=None, detail=None))]
     #[allow(clippy::too_many_arguments)]
     fn on_outcome<'py>(
         slf: &Bound<'py, Self>,
@@ -239,19 +239,21 @@ impl Policy {
         status: Option<u16>,
         network: Option<&str>,
         rejected: Option<&str>,
+        raised: Option<&str>,
         headers: Option<&Bound<'py, PyAny>>,
         wall_now: Option<f64>,
         detail: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let pairs = header_pairs(headers)?;
-        let kind = match (status, network, rejected) {
-            (None, None, None) => Outcome::success(),
-            (Some(s), None, None) => Outcome::status(s),
-            (None, Some(n), None) => Outcome::network(network_kind(n)?),
-            (None, None, Some(c)) => Outcome::rejected(class(c)?),
+        let kind = match (status, network, rejected, raised) {
+            (None, None, None, None) => Outcome::success(),
+            (Some(s), None, None, None) => Outcome::status(s),
+            (None, Some(n), None, None) => Outcome::network(network_kind(n)?),
+            (None, None, Some(c), None) => Outcome::rejected(class(c)?),
+            (None, None, None, Some(c)) => Outcome::raised(class(c)?),
             _ => {
                 return Err(PyValueError::new_err(
-                    "give at most one of status, network and rejected",
+                    "give at most one of status, network, rejected and raised",
                 ))
             }
         };

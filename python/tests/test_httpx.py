@@ -44,10 +44,33 @@ def test_retry_after_past_the_deadline_returns_the_response(
     assert clock.sleeps == []
 
 
-def test_post_gets_one_idempotency_key_for_every_retry(
+def test_automatic_key_alone_does_not_repeat_a_post(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    # Most servers ignore Idempotency-Key: a reset after the POST was sent
+    # may follow a committed order, so it is not sent again.
+    with client() as c, pytest.raises(httpx.ReadError) as info:
+        c.post(f"{server.url}/reset/{token}?n=2", json={"amount": 10})
+    assert [m for m, _ in server.seen[token]] == ["POST"]
+    assert server.seen[token][0][1] is not None  # the key is still sent
+    notes = "".join(getattr(info.value, "__notes__", []))
+    assert "server is known to honour" in notes
+
+
+def test_post_500_is_not_repeated_without_a_key(
     server: Any, token: str, clock: stoic.VirtualClock
 ) -> None:
     with client() as c:
+        response = c.post(f"{server.url}/status/{token}?n=1&code=500")
+    assert response.status_code == 500
+    assert response.extensions["stoic"]["reason"] == "not_idempotent"
+    assert len(server.seen[token]) == 1
+
+
+def test_post_gets_one_idempotency_key_for_every_retry_when_the_server_deduplicates(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client(server_deduplicates=True) as c:
         response = c.post(f"{server.url}/reset/{token}?n=2", json={"amount": 10})
     assert response.status_code == 200
     seen = server.seen[token]
@@ -136,12 +159,12 @@ def test_transports_share_a_policy_breaker(
             c.get(f"{server.url}/status/{token}?n=-1")
     assert info.value.reason == "circuit_open"
     assert len(server.seen[token]) == 2
-    assert policy.breaker_state("127.0.0.1") == "open"
+    assert policy.breaker_state(f"127.0.0.1:{httpx.URL(server.url).port}") == "open"
 
 
 def test_async_transport(server: Any, token: str, clock: stoic.VirtualClock) -> None:
     async def main() -> list[int]:
-        transport = AsyncRetryTransport(**FAST)
+        transport = AsyncRetryTransport(server_deduplicates=True, **FAST)
         async with httpx.AsyncClient(transport=transport) as c:
             a = await c.get(f"{server.url}/status/{token}a?n=2")
             b = await c.get(f"{server.url}/retry-after/{token}b?n=1&after=1")

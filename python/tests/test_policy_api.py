@@ -150,8 +150,8 @@ def test_events_metrics_and_budget_status() -> None:
     assert [e["kind"] for e in events] == ["log"]
     assert json.loads(events[0]["line"])["timestamp"] == "2025-06-15T15:06:40.250Z"
     assert events[0]["record"]["total_duration"] == 0.25
-    assert policy.metrics()["default"]["calls_total"] == 1
-    status = policy.budget_status(1.0)
+    assert policy.metrics()["op"]["calls_total"] == 1  # scoped by its operation
+    status = policy.budget_status(1.0, "op")
     assert status is not None
     assert status["ratio"] is not None
     assert policy.pending_events == 0

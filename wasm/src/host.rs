@@ -22,7 +22,11 @@ pub fn host_policy() -> JsValue {
     let policy = Object::new();
     set(&policy, "errorCodes", &codes);
     let text = |value: &str| JsValue::from_str(value);
-    set(&policy, "unknownErrorClass", &text(UNKNOWN_ERROR_CLASS.code()));
+    set(
+        &policy,
+        "unknownErrorClass",
+        &text(UNKNOWN_ERROR_CLASS.code()),
+    );
     set(&policy, "keyHeader", &text(KEY_HEADER));
     set(&policy, "keyForm", &text(KEY_FORM));
     set(&policy, "defaultOperation", &text(DEFAULT_OPERATION));
@@ -62,7 +66,11 @@ pub fn http_plan_of(
     let object = Object::new();
     set(&object, "operation", &JsValue::from_str(&plan.operation));
     set(&object, "scope", &JsValue::from_str(&plan.scope));
-    set(&object, "safeToRepeat", &JsValue::from_bool(plan.safe_to_repeat));
+    set(
+        &object,
+        "safeToRepeat",
+        &JsValue::from_bool(plan.safe_to_repeat),
+    );
     set(&object, "autoKey", &JsValue::from_bool(plan.auto_key));
     set(&object, "trustKey", &JsValue::from_bool(plan.trust_key));
     object.into()

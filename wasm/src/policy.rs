@@ -419,8 +419,7 @@ impl CorePolicy {
         self.on_failure(handle, now, Outcome::network(kind), detail_len)
     }
 
-    /// The host rejected the result (or classified an exception) as a
-    /// failure of a class; `class` indexes `classes()`; the detail is at the
+    /// The host rejected the result as a failure of a class; `class` indexes `classes()`; the detail is at the
     /// start of the text area.
     #[wasm_bindgen(js_name = onRejected)]
     pub fn on_rejected(&mut self, handle: u32, now: f64, class: u32, detail_len: i32) -> u32 {
@@ -428,6 +427,17 @@ impl CorePolicy {
             return INVALID_CODE;
         };
         self.on_failure(handle, now, Outcome::rejected(class), detail_len)
+    }
+
+    /// The caller's own code raised an exception the host classified as
+    /// `class` (indexes `classes()`); its type and message are at the start
+    /// of the text area.
+    #[wasm_bindgen(js_name = onRaised)]
+    pub fn on_raised(&mut self, handle: u32, now: f64, class: u32, detail_len: i32) -> u32 {
+        let Some(class) = Class::ALL.get(class as usize).copied() else {
+            return INVALID_CODE;
+        };
+        self.on_failure(handle, now, Outcome::raised(class), detail_len)
     }
 
     /// The last decision's delay if it was a retry, else -1.

@@ -298,7 +298,6 @@ impl RatioBudget {
     /// Takes one retry from the budget if allowed; a refusal changes nothing.
     /// Every granted retry counts in the window; one granted on the floor
     /// holds a slot until [`RatioBudget::release`].
-    #[must_use]
     pub fn try_withdraw(&mut self, now: Instant) -> Withdrawal {
         let effective = self.effective(now);
         let grant = if self.within_window(effective) {

@@ -3,8 +3,11 @@
 This maps what Python raised onto the engine's vocabulary (a network error
 kind, an HTTP status with its headers, or a class the caller chose); the
 engine then decides what each means (transient, ambiguous,
-deterministic) and what to do. Unknown exceptions are reported as
-deterministic: they propagate unchanged after the engine records them.
+deterministic) and what to do. The tables (errno names -> network kinds,
+the class of an unknown exception) are the core's host policy, read once
+at import: the JS runtime reads the same ones. Unknown exceptions are
+reported as raised errors of that class (deterministic): they propagate
+unchanged after the engine records them.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Union
+
+from ._stoic import host_policy
 
 __all__ = ["Outcome", "Rejected", "classify_exception", "classify_result"]
 
@@ -34,20 +39,20 @@ class Rejected:
     detail: str = ""
 
 
-# ("network", kind, None) | ("status", code, headers) | ("rejected", class, None)
+# ("network", kind, None) | ("status", code, headers) | ("rejected", class, detail)
+# | ("raised", class, detail): an exception of the caller's own code
 Outcome = tuple[str, Any, Any]
 Classifier = Callable[[BaseException], Union[Outcome, "Rejected", str, None]]
 
-_ERRNO_KINDS = {
-    errno.ECONNREFUSED: "connect_refused",
-    errno.ETIMEDOUT: "connect_timeout",
-    errno.EHOSTUNREACH: "connect_refused",
-    errno.ENETUNREACH: "connect_refused",
-    errno.ENETDOWN: "connect_refused",
-    errno.ECONNRESET: "unknown",
-    errno.ECONNABORTED: "unknown",
-    errno.EPIPE: "unknown",
+_HOST = host_policy()
+#: errno -> network kind, through the core's table of symbolic errno names.
+_ERRNO_KINDS: dict[int, str] = {
+    number: _HOST["error_codes"][name]
+    for number, name in errno.errorcode.items()
+    if name in _HOST["error_codes"]
 }
+#: The class of an exception nothing here recognises (the core's answer).
+UNKNOWN_CLASS: str = _HOST["unknown_error_class"]
 
 
 _BUILTIN_CACHE: dict[tuple[type, Any], Outcome] = {}
@@ -109,6 +114,30 @@ def _httpx(exc: BaseException) -> Outcome | None:
     return None
 
 
+def _status(code: object) -> int | None:
+    return code if isinstance(code, int) and 100 <= code <= 999 else None
+
+
+def _http_errors(exc: BaseException) -> Outcome | None:
+    """Exceptions that carry an HTTP response: ``urllib.error.HTTPError``
+    (``code``, ``headers``) and aiohttp's ``ClientResponseError``
+    (``status``, ``headers``), keeping their headers so ``Retry-After``
+    counts."""
+    urllib_error = sys.modules.get("urllib.error")
+    if urllib_error is not None and isinstance(exc, urllib_error.HTTPError):
+        status = _status(exc.code)
+        if status is not None:
+            headers = exc.headers
+            return ("status", status, list(headers.items()) if headers is not None else None)
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is not None and isinstance(exc, aiohttp.ClientResponseError):
+        status = _status(exc.status)
+        if status is not None:
+            headers = exc.headers
+            return ("status", status, list(headers.items()) if headers is not None else None)
+    return None
+
+
 def _requests(exc: BaseException) -> Outcome | None:
     requests = sys.modules.get("requests")
     if requests is None or not isinstance(exc, requests.RequestException):
@@ -141,9 +170,9 @@ def _from_user(value: Any) -> Outcome | None:
     if value is None:
         return None
     if isinstance(value, Rejected):
-        return ("rejected", value.cls, value.detail or None)
+        return ("raised", value.cls, value.detail or None)
     if isinstance(value, str):
-        return ("rejected", value, None)
+        return ("raised", value, None)
     if isinstance(value, tuple) and len(value) == 3:
         return value
     raise TypeError(f"a classifier returned {value!r}; expected None, a Rejected or a class code")
@@ -160,7 +189,7 @@ def classify_exception(
         if found is not None:
             return found
     if on and _matches(exc, on):
-        return ("rejected", "transient", None)
+        return ("raised", "transient", None)
     # Built-in exceptions are classified by type and errno alone: cached, so
     # a retry does not pay for the isinstance ladder every time.
     cache_key = (type(exc), getattr(exc, "errno", None))
@@ -172,7 +201,7 @@ def classify_exception(
         if len(_BUILTIN_CACHE) < 512:
             _BUILTIN_CACHE[cache_key] = found
         return found
-    for mapper in (_httpx, _requests):
+    for mapper in (_httpx, _requests, _http_errors):
         found = mapper(exc)
         if found is not None:
             return found
@@ -180,7 +209,7 @@ def classify_exception(
         found = _builtin(inner)
         if found is not None:
             return found
-    return ("rejected", "deterministic", None)
+    return ("raised", UNKNOWN_CLASS, None)
 
 
 def classify_result(verdict: object, result: object) -> Outcome | None:
@@ -209,6 +238,14 @@ def normalize_on(
         return ()
     if isinstance(on, type) and issubclass(on, BaseException):
         return (on,)
+    if isinstance(on, type):
+        raise TypeError(f"on= must name exception types, not {on.__name__}")
     if callable(on) and not isinstance(on, (tuple, list)):
         return on
-    return tuple(on)
+    if isinstance(on, (str, bytes)) or not isinstance(on, Iterable):
+        raise TypeError(f"on= must be an exception type, a list of them or a predicate, not {on!r}")
+    types = tuple(on)
+    for item in types:
+        if not (isinstance(item, type) and issubclass(item, BaseException)):
+            raise TypeError(f"on= must name exception types, not {item!r}")
+    return types

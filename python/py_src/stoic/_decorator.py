@@ -4,12 +4,27 @@ Per call: ``begin`` (start + admit) and ``on_success`` are the only engine
 calls when the first attempt succeeds; a failure adds one report and one
 admission. Everything else is a closure variable, so the wrapper stays a
 few hundred nanoseconds.
+
+Each decorated function is its own scope unless ``scope=`` says otherwise
+(a name, or a function of the call's arguments): one failing function
+never opens the breaker of another. An exception from a hook (``validate``,
+``classify``) ends the engine call, so it gives back its breaker permit,
+and reaches the caller as itself.
+
+Timeouts: an ``async def`` attempt runs under the engine's per-attempt
+timeout (``timeouts={"read": ...}``, capped by the time left of
+``timeouts={"total": ...}``) on asyncio, and a timed-out attempt is a
+``read_timeout`` failure. A sync function cannot be interrupted: its
+attempts run to completion, and the total deadline still bounds the
+retries (no attempt starts once it is spent).
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import inspect
+import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, ParamSpec, TypeVar, cast
 
@@ -34,7 +49,7 @@ def retry(
     classify: Classifier | None = None,
     validate: Callable[[Any], object] | None = None,
     operation: str | None = None,
-    scope: str = "",
+    scope: str | Callable[..., str] = "",
     idempotent: bool = True,
     key: str | Callable[..., str] | None = None,
     reraise: bool = False,
@@ -53,10 +68,13 @@ def retry(
     ``on=`` marks more exceptions transient; ``classify=`` maps an
     exception to a ``Rejected``, a class code, or None (use the defaults).
     ``validate=`` checks each result (None/True accepts, False or a
-    ``Rejected`` retries). ``idempotent`` (default True: decorating says
-    repeating is safe) decides whether ambiguous failures (a timeout after
-    sending) may be retried; ``key=`` gives an idempotency key (a string, or
-    a function of the call's arguments).
+    ``Rejected`` retries). ``scope=`` groups calls that share a breaker and
+    a budget (default: the function's own name); it may be a function of
+    the call's arguments, e.g. ``scope=lambda host, *a: host``.
+    ``idempotent`` (default True: decorating says repeating is safe) decides
+    whether ambiguous failures (a timeout after sending) may be retried;
+    ``key=`` gives an idempotency key (a string, or a function of the
+    call's arguments).
 
     When the engine stops retrying, ``RetryError`` is raised from the last
     exception; failures it never considered retryable (and every failure,
@@ -67,7 +85,7 @@ def retry(
         policy=policy,
         config=config,
         records=records,
-        operation=operation or "",
+        operation=operation if operation is not None else "",
         scope=scope,
         idempotent=idempotent,
         key=key,
@@ -88,11 +106,20 @@ def retry(
     return decorate
 
 
+def _names(fn: Callable[..., Any], s: Settings) -> tuple[str, Any, Any]:
+    """The operation name, and the scope and key as values or functions."""
+    operation = (
+        s.operation or f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', 'call')}"
+    )
+    return operation, s.scope, s.key
+
+
 def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
     policy, begin, records = s.policy, s.policy.begin, s.records
-    operation = s.operation or getattr(fn, "__qualname__", "call")
-    scope, idempotent, key, fixed_clock = s.scope, s.idempotent, s.key, s.clock
+    operation, scope, key = _names(fn, s)
+    idempotent, fixed_clock = s.idempotent, s.clock
     on, classify, validate = s.on, s.classify, s.validate
+    scope_of = scope if callable(scope) else None
     key_of = key if callable(key) else None
     fixed_key = None if callable(key) else key
 
@@ -100,61 +127,89 @@ def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
         clock = fixed_clock or runtime.clock
         now = clock.monotonic
         call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
-        call = begin(now(), operation, scope, idempotent, call_key)
-        last_exception: BaseException | None = None
-        last_result: Any = None
-        while call.admitted:
-            try:
-                result = fn(*args, **kwargs)
-            except Exception as exc:
-                outcome = classify_exception(exc, on, classify)
-                delay = report(call, clock, outcome, exception_detail(exc))
-                if delay is None:
+        call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
+        call = begin(now(), operation, call_scope, idempotent, call_key)
+        try:
+            last_exception: BaseException | None = None
+            last_result: Any = None
+            while call.admitted:
+                try:
+                    result = fn(*args, **kwargs)
+                except Exception as exc:
+                    outcome = classify_exception(exc, on, classify)
+                    delay = report(call, clock, outcome, exception_detail(exc))
+                    if delay is None:
+                        if records is not None:
+                            deliver(policy, records)
+                        error = failure(call, s, exc)
+                        if error is None:
+                            raise
+                        raise error from exc
+                    last_exception = exc
+                except BaseException:
+                    call.cancel(clock.monotonic())
                     if records is not None:
                         deliver(policy, records)
-                    error = failure(call, s, exc)
-                    if error is None:
-                        raise
-                    raise error from exc
-                last_exception = exc
-            except BaseException:
-                call.cancel(clock.monotonic())
+                    raise
+                else:
+                    verdict = (
+                        None if validate is None else classify_result(validate(result), result)
+                    )
+                    if verdict is None:
+                        call.on_success(now())
+                        if records is not None:
+                            deliver(policy, records)
+                        return result
+                    delay = report(call, clock, verdict, verdict[2])
+                    if delay is None:
+                        if records is not None:
+                            deliver(policy, records)
+                        raise RetryError(call.decision, last_result=result)
+                    last_result = result
                 if records is not None:
                     deliver(policy, records)
-                raise
-            else:
-                verdict = None if validate is None else classify_result(validate(result), result)
-                if verdict is None:
-                    call.on_success(now())
-                    if records is not None:
-                        deliver(policy, records)
-                    return result
-                delay = report(call, clock, verdict, verdict[2])
-                if delay is None:
-                    if records is not None:
-                        deliver(policy, records)
-                    raise RetryError(call.decision, last_result=result)
-                last_result = result
+                try:
+                    clock.sleep(delay)
+                except BaseException:
+                    call.cancel(clock.monotonic())
+                    raise
+                call.admit(clock.monotonic())
             if records is not None:
                 deliver(policy, records)
-            try:
-                clock.sleep(delay)
-            except BaseException:
+            raise stopped(call, s, last_exception, last_result)
+
+        except BaseException:
+            # A hook raised (validate, classify): end the call, so it gives
+            # back its breaker permit, and let the hook's error through.
+            if not call.finished:
                 call.cancel(clock.monotonic())
-                raise
-            call.admit(clock.monotonic())
-        if records is not None:
-            deliver(policy, records)
-        raise stopped(call, s, last_exception, last_result)
+            raise
 
     return wrapper
 
 
+async def _bounded(awaitable: Awaitable[Any], timeout: float | None) -> Any:
+    """Awaits under the attempt's timeout, on asyncio (3.11+: ``asyncio.timeout``,
+    3.10: ``wait_for``); elsewhere (trio) unbounded. Expiry raises
+    ``TimeoutError``, which the engine hears as ``read_timeout``."""
+    if timeout is None:
+        return await awaitable
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return await awaitable
+    if sys.version_info >= (3, 11):
+        async with asyncio.timeout(timeout):
+            return await awaitable
+    return await asyncio.wait_for(awaitable, timeout)
+
+
 def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[..., Any]:
     policy, begin, records = s.policy, s.policy.begin, s.records
-    operation = s.operation or getattr(fn, "__qualname__", "call")
-    scope, idempotent, key, fixed_clock = s.scope, s.idempotent, s.key, s.clock
+    operation, scope, key = _names(fn, s)
+    idempotent, fixed_clock = s.idempotent, s.clock
     on, classify, validate = s.on, s.classify, s.validate
+    scope_of = scope if callable(scope) else None
     key_of = key if callable(key) else None
     fixed_key = None if callable(key) else key
 
@@ -162,53 +217,64 @@ def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[.
         clock = fixed_clock or runtime.clock
         now = clock.monotonic
         call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
-        call = begin(now(), operation, scope, idempotent, call_key)
-        last_exception: BaseException | None = None
-        last_result: Any = None
-        while call.admitted:
-            try:
-                result = await fn(*args, **kwargs)
-            except Exception as exc:
-                outcome = classify_exception(exc, on, classify)
-                delay = report(call, clock, outcome, exception_detail(exc))
-                if delay is None:
+        call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
+        call = begin(now(), operation, call_scope, idempotent, call_key)
+        try:
+            last_exception: BaseException | None = None
+            last_result: Any = None
+            while call.admitted:
+                try:
+                    result = await _bounded(fn(*args, **kwargs), call.timeout)
+                except Exception as exc:
+                    outcome = classify_exception(exc, on, classify)
+                    delay = report(call, clock, outcome, exception_detail(exc))
+                    if delay is None:
+                        if records is not None:
+                            deliver(policy, records)
+                        error = failure(call, s, exc)
+                        if error is None:
+                            raise
+                        raise error from exc
+                    last_exception = exc
+                except BaseException:
+                    # Cancellation (asyncio, anyio, trio) or an interrupt: the
+                    # engine records the call as cancelled, the signal goes on.
+                    call.cancel(clock.monotonic())
                     if records is not None:
                         deliver(policy, records)
-                    error = failure(call, s, exc)
-                    if error is None:
-                        raise
-                    raise error from exc
-                last_exception = exc
-            except BaseException:
-                # Cancellation (asyncio, anyio, trio) or an interrupt: the
-                # engine records the call as cancelled, the signal goes on.
-                call.cancel(clock.monotonic())
+                    raise
+                else:
+                    verdict = (
+                        None if validate is None else classify_result(validate(result), result)
+                    )
+                    if verdict is None:
+                        call.on_success(now())
+                        if records is not None:
+                            deliver(policy, records)
+                        return result
+                    delay = report(call, clock, verdict, verdict[2])
+                    if delay is None:
+                        if records is not None:
+                            deliver(policy, records)
+                        raise RetryError(call.decision, last_result=result)
+                    last_result = result
                 if records is not None:
                     deliver(policy, records)
-                raise
-            else:
-                verdict = None if validate is None else classify_result(validate(result), result)
-                if verdict is None:
-                    call.on_success(now())
-                    if records is not None:
-                        deliver(policy, records)
-                    return result
-                delay = report(call, clock, verdict, verdict[2])
-                if delay is None:
-                    if records is not None:
-                        deliver(policy, records)
-                    raise RetryError(call.decision, last_result=result)
-                last_result = result
+                try:
+                    await clock.asleep(delay)
+                except BaseException:
+                    call.cancel(clock.monotonic())
+                    raise
+                call.admit(clock.monotonic())
             if records is not None:
                 deliver(policy, records)
-            try:
-                await clock.asleep(delay)
-            except BaseException:
+            raise stopped(call, s, last_exception, last_result)
+
+        except BaseException:
+            # A hook raised (validate, classify): end the call, so it gives
+            # back its breaker permit, and let the hook's error through.
+            if not call.finished:
                 call.cancel(clock.monotonic())
-                raise
-            call.admit(clock.monotonic())
-        if records is not None:
-            deliver(policy, records)
-        raise stopped(call, s, last_exception, last_result)
+            raise
 
     return wrapper

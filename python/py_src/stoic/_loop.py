@@ -111,7 +111,8 @@ class Retrying:
     def _begin(self, clock: Clock) -> Call:
         s = self._settings
         key = s.key() if callable(s.key) else s.key
-        return s.policy.begin(clock.monotonic(), s.operation, s.scope, s.idempotent, key)
+        scope = s.scope() if callable(s.scope) else s.scope
+        return s.policy.begin(clock.monotonic(), s.operation, scope, s.idempotent, key)
 
     def __iter__(self) -> Iterator[Attempt]:
         s = self._settings
@@ -165,8 +166,8 @@ def retrying(
     policy: Policy | None = None,
     on: type[BaseException] | Iterable[type[BaseException]] | Callable[[BaseException], bool] = (),
     classify: Classifier | None = None,
-    operation: str = "retrying",
-    scope: str = "",
+    operation: str = "",
+    scope: str | Callable[[], str] = "",
     idempotent: bool = True,
     key: str | None = None,
     reraise: bool = False,

@@ -7,6 +7,7 @@ delay, key, deadline, breaker, budget) is the engine's answer.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -16,10 +17,6 @@ from ._errors import RetryError
 from ._stoic import Call, Policy
 
 __all__ = ["Settings", "failure", "note", "report", "stopped"]
-
-# Give-ups where the engine never treated the failure as retryable: the
-# original exception propagates (with the observation as a note).
-_NOT_RETRIED = frozenset({"not_retryable", "not_idempotent"})
 
 
 class Settings:
@@ -46,7 +43,7 @@ class Settings:
         config: dict[str, Any],
         records: Any,
         operation: str,
-        scope: str,
+        scope: str | Callable[..., str],
         idempotent: bool | None,
         key: str | Callable[..., str] | None,
         on: Any,
@@ -55,6 +52,17 @@ class Settings:
         reraise: bool,
         clock: Clock | None,
     ) -> None:
+        _check_settings(
+            policy=policy,
+            records=records,
+            operation=operation,
+            scope=scope,
+            idempotent=idempotent,
+            key=key,
+            classify=classify,
+            validate=validate,
+            reraise=reraise,
+        )
         if policy is None:
             policy = Policy(records=records, **config)
         elif config or records is not None:
@@ -72,6 +80,39 @@ class Settings:
         self.clock = clock
 
 
+def _check_settings(**given: Any) -> None:
+    """Rejects a wrong argument when the decorator, loop or transport is
+    built, naming it, instead of at the first call."""
+
+    def wrong(name: str, expected: str) -> TypeError:
+        return TypeError(f"{name}= must be {expected}, not {type(given[name]).__name__}")
+
+    if given["policy"] is not None and not isinstance(given["policy"], Policy):
+        raise wrong("policy", "a stoic.Policy")
+    records = given["records"]
+    if not (
+        records is None
+        or records == "logging"
+        or isinstance(records, logging.Logger)
+        or callable(records)
+    ):
+        raise wrong("records", 'None, "logging", a logging.Logger or a callable')
+    if not isinstance(given["operation"], str):
+        raise wrong("operation", "a str")
+    if not (isinstance(given["scope"], str) or callable(given["scope"])):
+        raise wrong("scope", "a str or a function of the call's arguments")
+    if given["idempotent"] is not None and not isinstance(given["idempotent"], bool):
+        raise wrong("idempotent", "a bool")
+    key = given["key"]
+    if not (key is None or isinstance(key, str) or callable(key)):
+        raise wrong("key", "a str, a function of the call's arguments, or None")
+    for name in ("classify", "validate"):
+        if given[name] is not None and not callable(given[name]):
+            raise wrong(name, "a callable or None")
+    if not isinstance(given["reraise"], bool):
+        raise wrong("reraise", "a bool")
+
+
 def report(call: Call, clock: Clock, outcome: Outcome, detail: str | None) -> float | None:
     """Tells the engine how the attempt ended: the delay before the next
     attempt, or None when the call is over."""
@@ -81,7 +122,10 @@ def report(call: Call, clock: Clock, outcome: Outcome, detail: str | None) -> fl
         return call.on_status(now, value, extra, detail=detail, wall_now=clock.wall())
     if kind == "network":
         return call.on_network_error(now, value, detail)
-    return call.on_rejected(now, value, extra if isinstance(extra, str) else detail)
+    text = extra if isinstance(extra, str) else detail
+    if kind == "raised":
+        return call.on_raised(now, value, text)
+    return call.on_rejected(now, value, text)
 
 
 def note(exc: BaseException, observation: str | None) -> None:
@@ -94,7 +138,8 @@ def note(exc: BaseException, observation: str | None) -> None:
 def failure(call: Call, settings: Settings, exc: BaseException) -> RetryError | None:
     """What to raise after the engine gave up on ``exc``: a ``RetryError``,
     or None to re-raise ``exc`` itself (not retryable, or ``reraise=True``)."""
-    if settings.reraise or call.reason in _NOT_RETRIED:
+    # A failure the engine never held retryable propagates as itself.
+    if settings.reraise or call.was_retryable is False:
         note(exc, call.observation)
         return None
     return RetryError(call.decision, last_exception=exc)

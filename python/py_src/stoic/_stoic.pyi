@@ -20,6 +20,8 @@ __all__ = [
     "es6_number",
     "format_http_date",
     "hint_delay",
+    "host_policy",
+    "http_plan",
     "idempotency_key",
     "idempotency_key_text",
     "is_idempotent_method",
@@ -31,6 +33,8 @@ __all__ = [
     "random_key",
     "request_fingerprint",
     "server_hint",
+    "validates_status",
+    "wants_excerpt",
 ]
 
 CORE_VERSION: str
@@ -73,6 +77,7 @@ class Policy:
         status: int | None = None,
         network: str | None = None,
         rejected: str | None = None,
+        raised: str | None = None,
         headers: _Headers = None,
         wall_now: float | None = None,
         detail: str | None = None,
@@ -115,6 +120,9 @@ class Call:
     def on_rejected(
         self, now: float, cls: str = "transient", detail: str | None = None
     ) -> float | None: ...
+    def on_raised(
+        self, now: float, cls: str = "deterministic", detail: str | None = None
+    ) -> float | None: ...
     def cancel(self, now: float) -> None: ...
     @property
     def decision(self) -> dict[str, Any] | None: ...
@@ -122,6 +130,8 @@ class Call:
     def admitted(self) -> bool: ...
     @property
     def reason(self) -> str | None: ...
+    @property
+    def was_retryable(self) -> bool | None: ...
     @property
     def observation(self) -> str | None: ...
     @property

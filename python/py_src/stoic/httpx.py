@@ -6,13 +6,23 @@
     async_client = httpx.AsyncClient(transport=stoic.httpx.AsyncRetryTransport())
 
 Each request is one call, scoped by host (calls to one host share a
-breaker, a retry budget and metrics). Non-idempotent requests (POST,
-PATCH) get an ``Idempotency-Key`` header, the same on every retry, which
-also makes their ambiguous failures safe to retry; a key the caller set is
-kept. ``Retry-After`` and the other server hints set the wait; every
-attempt runs under the engine's per-attempt timeout, inside the call's
-total deadline. ``validate=`` sees each response (body read) and may
-reject a 200 with an error body (return ``False`` or a ``stoic.Rejected``).
+breaker, a retry budget and metrics); the core's HTTP plan names it and
+says whether it is safe to repeat. Non-idempotent requests (POST, PATCH)
+get an ``Idempotency-Key`` header, the same on every retry (``keys=False``
+turns that off); a key the caller set is kept.
+
+**Safety rule:** a request that may have been applied is repeated only when
+the caller set the key header or declared ``server_deduplicates=True``; the
+automatic key alone never makes a POST safe to repeat, so after a lost
+acknowledgement, a timeout or a 500/502/504 it is not sent again.
+
+``Retry-After`` and the other server hints set the wait; every attempt runs
+under the engine's per-attempt timeout, inside the call's total deadline.
+The body is read inside the attempt, so a body cut off mid-read is that
+attempt's failure (retried when the request is safe to repeat);
+``stream=True`` returns responses unread, for streaming. ``validate=`` sees
+each 2xx response (body read) and may reject a 200 with an error body
+(return ``False`` or a ``stoic.Rejected``).
 
 When the engine stops, the last response is returned as it is (its
 ``extensions["stoic"]`` holds the decision, with its observation); when
@@ -34,12 +44,17 @@ from ._runtime import Settings, failure, report, stopped
 from ._stoic import (
     Call,
     Policy,
-    is_idempotent_method,
+    host_policy,
+    http_plan,
     key_header_value,
     parse_key_header,
     random_key,
+    validates_status,
+    wants_excerpt,
 )
 from .testing import runtime
+
+_HOST = host_policy()
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
@@ -55,6 +70,8 @@ class _Base:
         key_header: str,
         key_form: str,
         keys: bool,
+        server_deduplicates: bool,
+        stream: bool,
         reraise: bool,
         clock: Clock | None,
         records: Any,
@@ -77,6 +94,8 @@ class _Base:
         self._key_header = key_header
         self._key_form = key_form
         self._keys = keys
+        self._server_deduplicates = server_deduplicates
+        self._stream = stream
         self._excerpt = int(self._settings.policy.config["observation"]["max_excerpt_chars"])
 
     @property
@@ -88,21 +107,27 @@ class _Base:
         return self._settings.clock or runtime.clock
 
     def _start(self, clock: Clock, request: httpx.Request) -> Call:
-        method = request.method
-        key: str | None = None
         existing = request.headers.get(self._key_header)
-        if existing is not None:
-            key = parse_key_header(existing)
-        elif self._keys and not is_idempotent_method(method):
+        key = parse_key_header(existing) if existing is not None else None
+        url = request.url
+        host = url.host if url.port is None else f"{url.host}:{url.port}"
+        operation, scope, safe, auto_key, trust_key = http_plan(
+            request.method,
+            host,
+            url.path,
+            caller_key=key is not None,
+            server_deduplicates=self._server_deduplicates,
+            auto_keys=self._keys,
+        )
+        if auto_key:
             key = random_key()
             request.headers[self._key_header] = key_header_value(key, self._key_form)
-        url = request.url
         return self._settings.policy.start(
             clock.monotonic(),
-            f"{method} {url.host}{url.path}",
-            scope=url.host,
-            method=method,
-            key=key,
+            operation,
+            scope=scope,
+            idempotent=safe,
+            key=key if trust_key else None,
         )
 
     @staticmethod
@@ -128,7 +153,9 @@ class _Base:
 
     def _verdict(self, response: httpx.Response) -> tuple[str, Any, Any] | None:
         validate = self._settings.validate
-        return None if validate is None else classify_result(validate(response), response)
+        if validate is None or not validates_status(response.status_code):
+            return None
+        return classify_result(validate(response), response)
 
     def _judge(
         self, call: Call, clock: Clock, response: httpx.Response, body_read: bool
@@ -140,7 +167,7 @@ class _Base:
         else:
             detail = (
                 response.text[: self._excerpt]
-                if body_read and response.status_code >= 400
+                if body_read and wants_excerpt(response.status_code)
                 else None
             )
             delay = call.on_status(
@@ -155,9 +182,14 @@ class _Base:
         return delay
 
     def _needs_body(self, response: httpx.Response) -> bool:
-        # The body is read for the validator, and for the excerpt an error
-        # observation quotes (4xx and 5xx are HTTP's error classes).
-        return self._settings.validate is not None or response.status_code >= 400
+        # Read inside the attempt unless streaming; when streaming, still for
+        # the validator and for the excerpt an error observation quotes.
+        status = response.status_code
+        if not self._stream:
+            return True
+        return wants_excerpt(status) or (
+            self._settings.validate is not None and validates_status(status)
+        )
 
     def _give_up(self, call: Call, exc: BaseException) -> BaseException:
         if self._settings.records is not None:
@@ -177,9 +209,11 @@ class RetryTransport(_Base, httpx.BaseTransport):
         *,
         policy: Policy | None = None,
         validate: Callable[[httpx.Response], object] | None = None,
-        key_header: str = "Idempotency-Key",
-        key_form: str = "bare",
+        key_header: str = _HOST["key_header"],
+        key_form: str = _HOST["key_form"],
         keys: bool = True,
+        server_deduplicates: bool = False,
+        stream: bool = False,
         reraise: bool = False,
         clock: Clock | None = None,
         records: Any = None,
@@ -191,6 +225,8 @@ class RetryTransport(_Base, httpx.BaseTransport):
             key_header=key_header,
             key_form=key_form,
             keys=keys,
+            server_deduplicates=server_deduplicates,
+            stream=stream,
             reraise=reraise,
             clock=clock,
             records=records,
@@ -210,6 +246,15 @@ class RetryTransport(_Base, httpx.BaseTransport):
                 self._limit(request, call)
                 try:
                     response = self._inner.handle_request(request)
+                    # The body is part of the attempt: a body cut off
+                    # mid-read is this attempt's failure, not the caller's.
+                    body = self._needs_body(response)
+                    if body:
+                        try:
+                            response.read()
+                        except BaseException:
+                            response.close()
+                            raise
                 except Exception as exc:
                     outcome = classify_exception(exc, (), None)
                     delay = report(call, clock, outcome, exception_detail(exc))
@@ -220,9 +265,6 @@ class RetryTransport(_Base, httpx.BaseTransport):
                         raise error from exc
                     last = exc
                 else:
-                    body = self._needs_body(response)
-                    if body:
-                        response.read()
                     delay = self._judge(call, clock, response, body)
                     if delay is None:
                         return response
@@ -254,9 +296,11 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
         *,
         policy: Policy | None = None,
         validate: Callable[[httpx.Response], object] | None = None,
-        key_header: str = "Idempotency-Key",
-        key_form: str = "bare",
+        key_header: str = _HOST["key_header"],
+        key_form: str = _HOST["key_form"],
         keys: bool = True,
+        server_deduplicates: bool = False,
+        stream: bool = False,
         reraise: bool = False,
         clock: Clock | None = None,
         records: Any = None,
@@ -268,6 +312,8 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
             key_header=key_header,
             key_form=key_form,
             keys=keys,
+            server_deduplicates=server_deduplicates,
+            stream=stream,
             reraise=reraise,
             clock=clock,
             records=records,
@@ -287,6 +333,15 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
                 self._limit(request, call)
                 try:
                     response = await self._inner.handle_async_request(request)
+                    # The body is part of the attempt: a body cut off
+                    # mid-read is this attempt's failure, not the caller's.
+                    body = self._needs_body(response)
+                    if body:
+                        try:
+                            await response.aread()
+                        except BaseException:
+                            await response.aclose()
+                            raise
                 except Exception as exc:
                     outcome = classify_exception(exc, (), None)
                     delay = report(call, clock, outcome, exception_detail(exc))
@@ -297,9 +352,6 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
                         raise error from exc
                     last = exc
                 else:
-                    body = self._needs_body(response)
-                    if body:
-                        await response.aread()
                     delay = self._judge(call, clock, response, body)
                     if delay is None:
                         return response

@@ -50,6 +50,8 @@ def _outcome(policy: stoic.Policy, now: float, call: stoic.Call, o: dict[str, An
         kwargs["network"] = o["network"]
     elif "rejected" in o:
         kwargs["rejected"] = o["rejected"]
+    elif "raised" in o:
+        kwargs["raised"] = o["raised"]
     else:
         assert o.get("success") is True, o
     return policy.on_outcome(now, call, **kwargs)
@@ -70,7 +72,7 @@ def test_scenario(scenario: dict[str, Any]) -> None:
             spec = step["spec"]
             calls[name] = policy.start(
                 now,
-                spec.get("operation", "op"),
+                spec.get("operation", ""),
                 scope=spec.get("scope", ""),
                 idempotent=spec.get("idempotent"),
                 method=spec.get("method"),

@@ -62,8 +62,9 @@ fn all_budgets_must_agree_and_refusal_consumes_nothing() {
 
 #[test]
 fn first_refusing_budget_is_named_and_each_reports_once() {
-    let config =
-        parse(r#"{"ratio":{"ratio":0,"min_retries_per_sec":0,"min_concurrent_retries":0},"run_cap":{"max_retries":0}}"#);
+    let config = parse(
+        r#"{"ratio":{"ratio":0,"min_retries_per_sec":0,"min_concurrent_retries":0},"run_cap":{"max_retries":0}}"#,
+    );
     let mut budget = RetryBudget::new(config).unwrap();
     for t in [5, 6, 7] {
         assert_eq!(
