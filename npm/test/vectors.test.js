@@ -13,6 +13,7 @@ import { runBudget } from '../testlib/run-budget.js';
 import { runRecords } from '../testlib/run-records.js';
 import { runServerIdempotency } from '../testlib/run-server.js';
 import { runConfigErrors } from '../testlib/run-config-errors.js';
+import { runHost } from '../testlib/run-host.js';
 
 const RUNNERS = {
   policy: runPolicyFile,
@@ -27,6 +28,7 @@ const RUNNERS = {
   records: runRecords,
   server_idempotency: runServerIdempotency,
   config_errors: runConfigErrors,
+  host: runHost,
 };
 
 const files = vectorFiles();

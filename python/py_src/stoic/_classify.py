@@ -81,10 +81,12 @@ def _builtin(exc: BaseException) -> Outcome | None:
         return ("network", "dns_failure", None)
     if isinstance(exc, ConnectionRefusedError):
         return ("network", "connect_refused", None)
-    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
-        return ("network", "read_timeout", None)
+    # An errno the core's table names wins over the exception's type: Python
+    # raises ETIMEDOUT (the kernel's connect timeout) as a TimeoutError.
     if isinstance(exc, OSError) and exc.errno in _ERRNO_KINDS:
         return ("network", _ERRNO_KINDS[exc.errno], None)
+    if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+        return ("network", "read_timeout", None)
     if isinstance(exc, ConnectionError):
         return ("network", "unknown", None)
     return None

@@ -20,6 +20,7 @@ RUNNERS = {
     "records": "test_records.py",
     "server_idempotency": "test_server_idempotency.py",
     "config_errors": "test_config_errors.py",
+    "host": "test_host.py",
 }
 
 

@@ -1,0 +1,65 @@
+"""Runs host.json: the core's host policy as the binding exposes it, and the
+runtime's translation of an exception carrying each errno name
+(core/tests/vectors_host.rs and npm/testlib/run-host.js run the same file)."""
+
+from __future__ import annotations
+
+import errno
+
+import pytest
+
+from conftest import load
+from stoic import _stoic
+from stoic._classify import classify_exception
+
+DOC = load("host.json", "host")
+
+
+def test_the_binding_exposes_the_core_tables() -> None:
+    host = _stoic.host_policy()
+    assert host["error_codes"] == DOC["error_codes"]
+    assert host["unknown_error_class"] == DOC["unknown_error_class"]
+    assert host["key_header"] == DOC["key_header"]
+    assert host["key_form"] == DOC["key_form"]
+    assert host["default_operation"] == DOC["default_operation"]
+    for table, rule in (("excerpt", _stoic.wants_excerpt), ("validate", _stoic.validates_status)):
+        assert all(rule(s) for s in DOC[table]["yes"]), table
+        assert not any(rule(s) for s in DOC[table]["no"]), table
+
+
+@pytest.mark.parametrize("name", sorted(DOC["error_codes"]))
+def test_an_oserror_with_each_errno_name_maps_to_its_kind(name: str) -> None:
+    number = getattr(errno, name, None)
+    if number is None:
+        # Node/undici names (UND_ERR_*, EAI_AGAIN) have no errno on this system.
+        assert name.startswith(("UND_ERR_", "EAI_")) or name not in errno.__dict__
+        return
+    outcome = classify_exception(OSError(number, "x"), (), None)
+    assert outcome == ("network", DOC["error_codes"][name], None)
+
+
+def test_an_unknown_exception_is_a_raised_error_of_the_core_class() -> None:
+    outcome = classify_exception(KeyError("k"), (), None)
+    assert outcome == ("raised", DOC["unknown_error_class"], None)
+
+
+@pytest.mark.parametrize("case", DOC["http_plans"], ids=lambda c: str(c["name"]))
+def test_http_plans(case: dict[str, object]) -> None:
+    r = case["request"]
+    assert isinstance(r, dict)
+    operation, scope, safe, auto_key, trust_key = _stoic.http_plan(
+        r["method"],
+        r["host"],
+        r["path"],
+        caller_key=r["caller_key"],
+        server_deduplicates=r["server_deduplicates"],
+        auto_keys=r["auto_keys"],
+    )
+    got = {
+        "operation": operation,
+        "scope": scope,
+        "safe_to_repeat": safe,
+        "auto_key": auto_key,
+        "trust_key": trust_key,
+    }
+    assert got == case["expect"]
