@@ -41,7 +41,9 @@ fn sequential_batch_work_passes() {
                     break;
                 }
                 Decision::Retry(r) => now += r.delay_ms,
-                Decision::GiveUp(g) => panic!("job gave up: {} ({})", g.reason.code(), g.observation),
+                Decision::GiveUp(g) => {
+                    panic!("job gave up: {} ({})", g.reason.code(), g.observation)
+                }
             }
         }
     }
@@ -57,7 +59,8 @@ fn storm_amplification(config: Config, callers: u64) -> f64 {
         .map(|_| policy.start(at(0), CallSpec::http("get", Method::Get).in_scope("api")))
         .collect();
     // (when, caller): the caller's next step is an admission at `when`.
-    let mut queue: BinaryHeap<Reverse<(u64, usize)>> = (0..calls.len()).map(|i| Reverse((0, i))).collect();
+    let mut queue: BinaryHeap<Reverse<(u64, usize)>> =
+        (0..calls.len()).map(|i| Reverse((0, i))).collect();
     let (mut attempts, mut first_attempts) = (0u64, 0u64);
     while let Some(Reverse((now, i))) = queue.pop() {
         if now > 60_000 {
@@ -73,13 +76,19 @@ fn storm_amplification(config: Config, callers: u64) -> f64 {
                 match policy.on_outcome(at(now + 20), call, Outcome::status(503)) {
                     Decision::Retry(r) => now + 20 + r.delay_ms,
                     Decision::Done(_) | Decision::GiveUp(_) => {
-                        *call = policy.start(at(now + 120), CallSpec::http("get", Method::Get).in_scope("api"));
+                        *call = policy.start(
+                            at(now + 120),
+                            CallSpec::http("get", Method::Get).in_scope("api"),
+                        );
                         now + 120
                     }
                 }
             }
             Admission::Reject(_) => {
-                *call = policy.start(at(now + 100), CallSpec::http("get", Method::Get).in_scope("api"));
+                *call = policy.start(
+                    at(now + 100),
+                    CallSpec::http("get", Method::Get).in_scope("api"),
+                );
                 now + 100
             }
         };

@@ -8,7 +8,9 @@ the server answers 200 ``ok``:
 - ``/retry-after/<t>?n=1&after=1``: 429 with ``Retry-After: after``;
 - ``/reset/<t>?n=1``: closes the connection without answering;
 - ``/hang/<t>?n=1&secs=1``: answers only after ``secs`` seconds;
-- ``/error-body/<t>?n=1``: 200 with ``{"error": "busy"}``.
+- ``/error-body/<t>?n=1``: 200 with ``{"error": "busy"}``;
+- ``/cut/<t>?n=1&code=200``: ``code`` with a 1000-byte ``Content-Length``,
+  then 10 bytes and a closed connection (a body cut off mid-read).
 
 Every request's method and ``Idempotency-Key`` header are kept in
 ``seen[token]``.
@@ -92,6 +94,14 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200)
         elif behaviour == "error-body":
             self._send(200, b'{"error": "busy"}')
+        elif behaviour == "cut":
+            self.send_response(int(query.get("code", "200")))
+            self.send_header("Content-Length", "1000")
+            self.end_headers()
+            self.wfile.write(b"0123456789")
+            self.wfile.flush()
+            self.close_connection = True
+            self.connection.shutdown(socket.SHUT_RDWR)
         else:
             self._send(404, b"no such behaviour")
 

@@ -237,3 +237,142 @@ def test_wraps_keep_the_function_identity() -> None:
     assert documented.__name__ == "documented"
     assert documented.__doc__ == "Doc."
     assert documented(3) == 3
+
+
+def _half_open_policy() -> stoic.Policy:
+    return stoic.Policy(
+        max_attempts=1,
+        breaker={
+            "trip": {"kind": "consecutive_failures", "threshold": 1},
+            "cooldown": 1.0,
+            "half_open": {"max_probes": 1, "success_threshold": 1},
+        },
+        budget={"ratio": None},
+    )
+
+
+@pytest.mark.parametrize("hook", ["validate", "classify"])
+def test_a_hook_that_raises_during_the_half_open_probe_does_not_wedge_the_breaker(
+    clock: stoic.VirtualClock, hook: str
+) -> None:
+    policy = _half_open_policy()
+    state = {"armed": False, "fail": True}
+
+    def boom(_: object) -> None:
+        if state["armed"]:
+            raise ValueError("hook bug")
+
+    @stoic.retry(policy=policy, scope="svc", **{hook: boom})
+    def work() -> str:
+        if state["fail"] or (hook == "classify" and state["armed"]):
+            raise ConnectionResetError()
+        return "ok"
+
+    with pytest.raises(stoic.RetryError):
+        work()
+    assert policy.breaker_state("svc") == "open"
+    clock.advance(1.5)
+    state.update(armed=True, fail=False)
+    # The probe's hook raises: the hook's own error reaches the caller...
+    with pytest.raises(ValueError, match="hook bug") as info:
+        work()
+    assert info.value is not None  # the traceback (and its frames) stays alive
+    # ...and the probe slot is free again: the next call is the probe.
+    state["armed"] = False
+    assert work() == "ok"
+    assert policy.breaker_state("svc") == "closed"
+
+
+def _admits(policy: stoic.Policy, scope: str, clock: stoic.VirtualClock) -> bool:
+    call = policy.begin(clock.monotonic(), "probe", scope)
+    admitted = call.admitted
+    call.on_success(clock.monotonic())
+    return admitted
+
+
+def test_a_dropped_call_gives_back_its_probe_slot(clock: stoic.VirtualClock) -> None:
+    policy = _half_open_policy()
+    call = policy.begin(0.0, "x", "svc")
+    call.on_network_error(0.0, "connect_refused")
+    assert policy.breaker_state("svc") == "open"
+    probe = policy.begin(2.0, "x", "svc")
+    assert probe.admitted
+    del probe  # a runtime lost it mid-attempt
+    assert _admits(policy, "svc", clock.__class__(start=3.0))
+
+
+def test_unrelated_functions_do_not_share_a_breaker(clock: stoic.VirtualClock) -> None:
+    policy = stoic.Policy(max_attempts=1, budget={"ratio": None})
+
+    @stoic.retry(policy=policy)
+    def failing() -> None:
+        raise ConnectionRefusedError()
+
+    @stoic.retry(policy=policy)
+    def healthy() -> str:
+        return "fine"
+
+    for _ in range(6):
+        with pytest.raises(stoic.RetryError):
+            failing()
+    assert healthy() == "fine"
+
+
+def test_scope_may_be_a_function_of_the_arguments(clock: stoic.VirtualClock) -> None:
+    policy = stoic.Policy(max_attempts=1, budget={"ratio": None})
+
+    @stoic.retry(policy=policy, scope=lambda host: host)
+    def fetch(host: str) -> str:
+        if host == "down.example":
+            raise ConnectionRefusedError()
+        return host
+
+    for _ in range(6):
+        with pytest.raises(stoic.RetryError):
+            fetch("down.example")
+    assert policy.breaker_state("down.example") == "open"
+    assert fetch("up.example") == "up.example"
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "name"),
+    [
+        ({"on": "ValueError"}, "on"),
+        ({"scope": 5}, "scope"),
+        ({"records": 42}, "records"),
+        ({"idempotent": "yes"}, "idempotent"),
+        ({"validate": 3}, "validate"),
+    ],
+)
+def test_bad_decorator_arguments_fail_when_the_decorator_is_built(
+    kwargs: dict[str, Any], name: str
+) -> None:
+    with pytest.raises(TypeError, match=f"{name}="):
+        stoic.retry(**kwargs)
+
+
+def test_the_async_decorator_enforces_the_attempt_timeout() -> None:
+    calls = 0
+
+    @stoic.retry(max_attempts=2, timeouts={"read": 0.05}, backoff={"base": 0.001, "cap": 0.001})
+    async def slow() -> str:
+        nonlocal calls
+        calls += 1
+        await asyncio.sleep(5 if calls == 1 else 0)
+        return "fast now"
+
+    assert asyncio.run(slow()) == "fast now"
+    assert calls == 2
+
+
+def test_an_unknown_exception_is_described_as_a_local_error(clock: stoic.VirtualClock) -> None:
+    @stoic.retry()
+    def buggy() -> None:
+        raise KeyError("order_id")
+
+    with pytest.raises(KeyError) as info:
+        buggy()
+    notes = "".join(getattr(info.value, "__notes__", []))
+    assert "a local error was raised: KeyError" in notes
+    assert "rejected by validation" not in notes
+    assert "Server said" not in notes

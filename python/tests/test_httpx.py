@@ -189,3 +189,44 @@ def test_async_hang_and_exhaustion(server: Any, token: str, clock: stoic.Virtual
             assert info.value.reason == "attempts_exhausted"
 
     asyncio.run(main())
+
+
+def test_a_body_cut_off_mid_read_is_retried_for_a_get(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    # The body is read inside the attempt: the cut is that attempt's failure.
+    with client() as c:
+        response = c.get(f"{server.url}/cut/{token}?n=1")
+    assert response.status_code == 200
+    assert response.text == "ok"
+    assert len(server.seen[token]) == 2
+    assert len(clock.sleeps) == 1
+
+
+def test_a_503_whose_body_is_cut_off_is_still_retried(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client() as c:
+        response = c.get(f"{server.url}/cut/{token}?n=2&code=503")
+    assert response.status_code == 200
+    assert len(server.seen[token]) == 3
+
+
+def test_a_cut_body_on_a_post_is_not_repeated(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    with client() as c, pytest.raises(httpx.RemoteProtocolError):
+        c.post(f"{server.url}/cut/{token}?n=1")
+    assert len(server.seen[token]) == 1
+
+
+def test_streaming_returns_the_response_unread(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    transport = RetryTransport(stream=True, **FAST)
+    with (
+        httpx.Client(transport=transport) as c,
+        c.stream("GET", f"{server.url}/status/{token}?n=0") as response,
+    ):
+        assert response.status_code == 200
+        assert response.read() == b"ok"
