@@ -376,3 +376,40 @@ def test_an_unknown_exception_is_described_as_a_local_error(clock: stoic.Virtual
     assert "a local error was raised: KeyError" in notes
     assert "rejected by validation" not in notes
     assert "Server said" not in notes
+
+
+def test_nested_decorated_calls_add_one_note(clock: stoic.VirtualClock) -> None:
+    @stoic.retry()
+    def inner() -> None:
+        raise KeyError("missing")
+
+    @stoic.retry()
+    def outer() -> None:
+        inner()
+
+    with pytest.raises(KeyError) as info:
+        outer()
+    notes = [n for n in getattr(info.value, "__notes__", []) if n.startswith("stoic:")]
+    assert len(notes) == 1, notes
+
+
+def test_urllib_http_errors_are_judged_by_their_status(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    import urllib.request
+
+    @stoic.retry(backoff={"base": 0.01, "cap": 0.02})
+    def get(url: str) -> bytes:
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                body: bytes = response.read()
+                return body
+        except urllib.error.HTTPError as error:
+            error.close()  # its status and headers stay readable
+            raise
+
+    assert get(f"{server.url}/status/{token}?n=2&code=503") == b"ok"
+    assert len(server.seen[token]) == 3
+    with pytest.raises(urllib.error.HTTPError):
+        get(f"{server.url}/status/{token}x?n=-1&code=404")
+    assert len(server.seen[f"{token}x"]) == 1

@@ -132,7 +132,10 @@ def note(exc: BaseException, observation: str | None) -> None:
     """Adds the engine's observation to an exception that propagates."""
     add_note = getattr(exc, "add_note", None)
     if observation and add_note is not None:
-        add_note(f"stoic: {observation}")
+        text = f"stoic: {observation}"
+        # Nested decorated calls see the same exception: one note is enough.
+        if text not in getattr(exc, "__notes__", ()):
+            add_note(text)
 
 
 def failure(call: Call, settings: Settings, exc: BaseException) -> RetryError | None:
