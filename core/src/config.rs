@@ -138,6 +138,7 @@ impl Config {
     /// the core's decision path is built for speed (scripts/js-build.sh).
     #[inline]
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
+        require_object(text, "a config")?;
         let config: Config = part_from_json(text)?;
         config.validate()?;
         Ok(config)
@@ -235,6 +236,28 @@ where
     })
 }
 
+/// Refuses JSON text that is not an object before serde sees it: serde's
+/// derived structs also accept a sequence (`[1, 2]` would be `version: 1,
+/// seed: 2`), which no caller means.
+pub fn require_object(text: &str, what: &str) -> Result<(), ConfigError> {
+    let first = text
+        .bytes()
+        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
+    match first {
+        Some(b'{') => Ok(()),
+        None => Err(ConfigError::new(
+            ConfigErrorCode::InvalidJson,
+            "",
+            format!("{what} must be a JSON object; the text is empty"),
+        )),
+        Some(_) => Err(ConfigError::new(
+            ConfigErrorCode::WrongType,
+            "",
+            format!("{what} must be a JSON object"),
+        )),
+    }
+}
+
 /// Parses one part of a config (or a whole one) from JSON text, with the
 /// same error codes and field paths as [`deserialize_part`]; it does not
 /// validate values.
@@ -299,6 +322,17 @@ mod tests {
 
     fn err(text: &str) -> ConfigError {
         Config::from_json(text).unwrap_err()
+    }
+
+    #[test]
+    fn only_a_json_object_is_a_config_or_a_snapshot() {
+        for text in ["[1, 2]", "  [1,2]", "7", "\"x\"", "null"] {
+            assert_eq!(err(text).code(), ConfigErrorCode::WrongType, "{text}");
+            let state = crate::state::PolicyState::from_json(text).unwrap_err();
+            assert_eq!(state.code(), ConfigErrorCode::WrongType, "{text}");
+        }
+        assert_eq!(err("  ").code(), ConfigErrorCode::InvalidJson);
+        assert!(Config::from_json(" \n{\"seed\": 1}").is_ok());
     }
 
     #[test]

@@ -123,6 +123,9 @@ pub enum InputErrorCode {
     LoneSurrogate,
     /// Nesting deeper than the helper accepts (a bound that keeps the stack safe).
     TooDeep,
+    /// A host value that contains itself (a list or dict inside itself):
+    /// it has no JSON form. Raised by the bindings before any walk recurses.
+    Cyclic,
 }
 
 impl InputErrorCode {
@@ -135,6 +138,7 @@ impl InputErrorCode {
             InputErrorCode::NumberOutOfRange => "number_out_of_range",
             InputErrorCode::LoneSurrogate => "lone_surrogate",
             InputErrorCode::TooDeep => "too_deep",
+            InputErrorCode::Cyclic => "cyclic",
         }
     }
 }

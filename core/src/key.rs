@@ -17,7 +17,7 @@ use sha2::{Digest, Sha256};
 
 use crate::error::InputError;
 
-pub use canonical::{canonical_json, MAX_DEPTH};
+pub use canonical::{canonical_json, canonical_json_exact, MAX_DEPTH};
 pub use header::{header_value, parse_key_header, KeyHeaderForm};
 pub use number::es6_number;
 
@@ -58,9 +58,10 @@ fn hex_lower(bytes: &[u8]) -> String {
 ///
 /// # Errors
 ///
-/// Whatever [`canonical_json`] rejects in `args_json`.
+/// Whatever [`canonical_json_exact`] rejects in `args_json` (including
+/// integers a double cannot hold: pass those as strings).
 pub fn idempotency_key(run_id: &str, step: &str, args_json: &str) -> Result<String, InputError> {
-    let canonical = canonical_json(args_json)?;
+    let canonical = canonical_json_exact(args_json)?;
     let digest = Sha256::digest(canonical.as_bytes());
     let digest = digest.as_slice();
     let hash = hex_lower(digest.get(..KEY_HASH_HEX_LEN / 2).unwrap_or(digest));

@@ -40,6 +40,7 @@ pub struct PolicyState {
 impl PolicyState {
     /// Parses a snapshot written by [`PolicyState::to_json`].
     pub fn from_json(text: &str) -> Result<PolicyState, ConfigError> {
+        crate::config::require_object(text, "a snapshot")?;
         let mut de = serde_json::Deserializer::from_str(text);
         let state: PolicyState = serde_path_to_error::deserialize(&mut de).map_err(|e| {
             ConfigError::new(

@@ -4,6 +4,7 @@
  * whole policy. Times are the host's monotonic milliseconds.
  */
 import * as core from './core.js';
+import { jsonText, optionalText, text } from './guard.js';
 import type {
   AlertConfig,
   AlertLevel,
@@ -34,7 +35,8 @@ export class CircuitBreaker {
   readonly #inner: core.CoreBreaker;
 
   constructor(config: BreakerConfig = {}, snapshot?: string) {
-    this.#inner = snapshot === undefined ? new core.CoreBreaker(config) : core.CoreBreaker.fromSnapshot(snapshot);
+    this.#inner =
+      snapshot === undefined ? new core.CoreBreaker(config) : core.CoreBreaker.fromSnapshot(jsonText(snapshot, 'snapshot'));
   }
 
   /** A breaker restored from `snapshot()` text. */
@@ -261,11 +263,16 @@ export class ServerIdempotency {
   }
 
   decide(nowUnixMs: number, key: string | null, fingerprint: string, stored: StoredEntry | null): ServerDecision {
-    return this.#inner.decide(nowUnixMs, key ?? undefined, fingerprint, stored ?? null) as ServerDecision;
+    return this.#inner.decide(
+      nowUnixMs,
+      optionalText(key, 'key'),
+      text(fingerprint, 'fingerprint'),
+      stored ?? null,
+    ) as ServerDecision;
   }
 }
 
 /** SHA-256 of the body's canonical JSON (RFC 8785), as lowercase hex. */
 export function payloadFingerprint(bodyJson: string): string {
-  return core.payloadFingerprint(bodyJson);
+  return core.payloadFingerprint(text(bodyJson, 'bodyJson'));
 }

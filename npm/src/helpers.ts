@@ -1,5 +1,6 @@
 /** The core's pure helpers: canonical JSON, idempotency keys, Retry-After, backoff. */
 import * as core from './core.js';
+import { text as textParam } from './guard.js';
 import { packHeaders } from './headers.js';
 import type { BackoffStrategy, HeadersLike, ServerHint } from './types.js';
 
@@ -11,6 +12,20 @@ function jsonOf(value: unknown): string {
       Object.assign(error, { code: 'number_out_of_range' });
       throw error;
     }
+    if (typeof member === 'number' && Number.isInteger(member) && Math.abs(member) > 2 ** 53 && Math.abs(member) < 1e21) {
+      // Between 2^53 and 1e21 JSON writes a number as an integer: it may be an
+      // id the parser already rounded, so refuse it (past 1e21 it is written
+      // as a float, 1e+21, and is one).
+      const error = new TypeError(`${member} is beyond 2^53, where integers lose digits: pass it as a string`);
+      Object.assign(error, { code: 'number_out_of_range' });
+      throw error;
+    }
+    if (typeof member === 'bigint') {
+      // A BigInt is exact; as a JSON number it would be a double standing for many integers.
+      const error = new TypeError(`the BigInt ${member} has no exact JSON number form: pass it as a string`);
+      Object.assign(error, { code: 'number_out_of_range' });
+      throw error;
+    }
     return member;
   });
   if (text === undefined) throw new TypeError('the value has no JSON form');
@@ -19,12 +34,12 @@ function jsonOf(value: unknown): string {
 
 /** RFC 8785 canonical JSON of a value (sorted members, ES6 number form). */
 export function canonicalJson(value: unknown): string {
-  return core.canonicalJson(jsonOf(value));
+  return core.canonicalJsonExact(jsonOf(value));
 }
 
 /** RFC 8785 canonical form of JSON text (duplicate members, lone surrogates and huge numbers throw). */
 export function canonicalizeJsonText(text: string): string {
-  return core.canonicalJson(text);
+  return core.canonicalJson(textParam(text, 'text'));
 }
 
 /**
@@ -33,12 +48,12 @@ export function canonicalizeJsonText(text: string): string {
  * language that sees the same run, step and arguments.
  */
 export function idempotencyKey(runId: string, step: string, args: unknown): string {
-  return core.idempotencyKey(runId, step, jsonOf(args));
+  return core.idempotencyKey(textParam(runId, 'runId'), textParam(step, 'step'), jsonOf(args));
 }
 
 /** `idempotencyKey` over arguments given as JSON text. */
 export function idempotencyKeyFromText(runId: string, step: string, argsJson: string): string {
-  return core.idempotencyKey(runId, step, argsJson);
+  return core.idempotencyKey(textParam(runId, 'runId'), textParam(step, 'step'), textParam(argsJson, 'argsJson'));
 }
 
 /** A random UUIDv4 key (from `crypto.getRandomValues`, or from 16 given bytes). */
@@ -48,22 +63,22 @@ export function randomKey(bytes?: Uint8Array): string {
 
 /** The `Idempotency-Key` header value of a key: `bare` or `quoted` (RFC 8941). */
 export function keyHeaderValue(key: string, form: 'bare' | 'quoted' = 'bare'): string {
-  return core.keyHeaderValue(key, form);
+  return core.keyHeaderValue(textParam(key, 'key'), textParam(form, 'form'));
 }
 
 /** The key in an `Idempotency-Key` header value, or null if malformed. */
 export function parseKeyHeader(value: string): string | null {
-  return core.parseKeyHeader(value) ?? null;
+  return core.parseKeyHeader(textParam(value, 'value')) ?? null;
 }
 
 /** A `Retry-After` value as a delay in ms (seconds or HTTP-date), or null. */
 export function parseRetryAfter(value: string, nowMs: number = Date.now()): number | null {
-  return core.parseRetryAfter(value, nowMs) ?? null;
+  return core.parseRetryAfter(textParam(value, 'value'), nowMs) ?? null;
 }
 
 /** An HTTP-date as Unix seconds, or null (`nowS` resolves two-digit years). */
 export function parseHttpDate(value: string, nowS?: number): number | null {
-  return core.parseHttpDate(value, nowS) ?? null;
+  return core.parseHttpDate(textParam(value, 'value'), nowS) ?? null;
 }
 
 /**

@@ -6,6 +6,7 @@
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
+import { httpStatus, jsonText } from './guard.js';
 import { packHeaders } from './headers.js';
 import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
@@ -156,8 +157,8 @@ export class Policy {
   }
 
   /** Restores `snapshot()` text; parts saved under another config start fresh. */
-  restore(snapshot: string): RestoreReport {
-    return this.core.restore(snapshot) as RestoreReport;
+  restore(snapshot: string | object): RestoreReport {
+    return this.core.restore(jsonText(snapshot, 'snapshot')) as RestoreReport;
   }
 }
 
@@ -245,7 +246,7 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
     case 'status': {
       const text = policy.text.write(packHeaders(outcome.headers), outcome.detail);
       const wall = outcome.wallNowMs === null ? -1 : (outcome.wallNowMs ?? policy.wallNow());
-      return checked(core.onStatus(handle, now, outcome.status, wall, text.a, text.b));
+      return checked(core.onStatus(handle, now, httpStatus(outcome.status), wall, text.a, text.b));
     }
     case 'network': {
       const index = networkIndex(outcome.network);

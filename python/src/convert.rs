@@ -120,6 +120,12 @@ pub(crate) enum PyValueError {
     NonFinite { path: String },
     /// A string with an unpaired surrogate.
     Surrogate { path: String },
+    /// An integer beyond 64 bits.
+    BigInt { path: String },
+    /// Nested deeper than [`MAX_DEPTH`] levels.
+    TooDeep { path: String },
+    /// A list or dict that contains itself.
+    Cyclic { path: String },
     /// A Python error raised while reading the value.
     Python(PyErr),
 }
@@ -130,7 +136,10 @@ impl PyValueError {
         match self {
             PyValueError::Type { path, .. }
             | PyValueError::NonFinite { path }
-            | PyValueError::Surrogate { path } => path,
+            | PyValueError::Surrogate { path }
+            | PyValueError::TooDeep { path }
+            | PyValueError::BigInt { path }
+            | PyValueError::Cyclic { path } => path,
             PyValueError::Python(_) => "",
         }
     }
@@ -154,12 +163,28 @@ pub(crate) enum Numbers {
 }
 
 /// A Python value as JSON: dicts (string keys), lists, tuples, strings,
-/// ints, floats, bools and None. Integers beyond 64 bits become doubles, as
-/// JSON numbers are (RFC 8785 compares them as doubles anyway).
+/// ints, floats, bools and None. Integers beyond 64 bits are refused: as a
+/// double they would stand for many integers at once.
 pub(crate) fn from_py(
     obj: &Bound<'_, PyAny>,
     path: &str,
     numbers: Numbers,
+) -> Result<Value, PyValueError> {
+    from_py_within(obj, path, numbers, &mut Vec::new())
+}
+
+/// The most nesting a Python value may have: the core's own bound for JSON
+/// (a config is a few levels deep; anything near this is a mistake).
+pub(crate) const MAX_DEPTH: usize = stoic_core::key::MAX_DEPTH;
+
+/// [`from_py`] with the containers being walked (`open`, by address): the
+/// walk is bounded before it recurses, so a cyclic or absurdly deep value is
+/// an error, never a stack overflow.
+fn from_py_within(
+    obj: &Bound<'_, PyAny>,
+    path: &str,
+    numbers: Numbers,
+    open: &mut Vec<usize>,
 ) -> Result<Value, PyValueError> {
     if obj.is_none() {
         return Ok(Value::Null);
@@ -174,8 +199,9 @@ pub(crate) fn from_py(
         if let Ok(i) = obj.extract::<i64>() {
             return Ok(Value::Number(i.into()));
         }
-        let f: f64 = obj.extract().map_err(PyValueError::Python)?;
-        return float(f, path);
+        return Err(PyValueError::BigInt {
+            path: path.to_owned(),
+        });
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return float(f.value(), path);
@@ -188,6 +214,43 @@ pub(crate) fn from_py(
             }),
         };
     }
+    let is_container = obj.is_instance_of::<PyDict>()
+        || obj.is_instance_of::<PyList>()
+        || obj.is_instance_of::<PyTuple>();
+    if is_container {
+        let address = obj.as_ptr() as usize;
+        if open.contains(&address) {
+            return Err(PyValueError::Cyclic {
+                path: path.to_owned(),
+            });
+        }
+        if open.len() >= MAX_DEPTH {
+            return Err(PyValueError::TooDeep {
+                path: path.to_owned(),
+            });
+        }
+        open.push(address);
+        let value = container(obj, path, numbers, open);
+        open.pop();
+        return value;
+    }
+    let type_name = obj
+        .get_type()
+        .name()
+        .map_or_else(|_| "object".to_owned(), |n| n.to_string());
+    Err(PyValueError::Type {
+        path: path.to_owned(),
+        type_name,
+    })
+}
+
+/// A dict, list or tuple, its items walked one level deeper.
+fn container(
+    obj: &Bound<'_, PyAny>,
+    path: &str,
+    numbers: Numbers,
+    open: &mut Vec<usize>,
+) -> Result<Value, PyValueError> {
     if let Ok(dict) = obj.cast::<PyDict>() {
         let mut map = Map::new();
         for (key, item) in dict.iter() {
@@ -201,7 +264,7 @@ pub(crate) fn from_py(
                 path: path.to_owned(),
             })?;
             let here = join(path, key);
-            let value = from_py(&item, &here, numbers)?;
+            let value = from_py_within(&item, &here, numbers, open)?;
             let value = if numbers == Numbers::Times && is_instant_key(key) {
                 seconds_json(value)
             } else {
@@ -211,22 +274,14 @@ pub(crate) fn from_py(
         }
         return Ok(Value::Object(map));
     }
-    if obj.is_instance_of::<PyList>() || obj.is_instance_of::<PyTuple>() {
-        let mut items = Vec::new();
-        for (index, item) in obj.try_iter().map_err(PyValueError::Python)?.enumerate() {
-            let item = item.map_err(PyValueError::Python)?;
-            items.push(from_py(&item, &format!("{path}[{index}]"), numbers)?);
-        }
-        return Ok(Value::Array(items));
+    // A list or a tuple (the only other containers `from_py_within` passes).
+    let mut items = Vec::new();
+    for (index, item) in obj.try_iter().map_err(PyValueError::Python)?.enumerate() {
+        let item = item.map_err(PyValueError::Python)?;
+        let here = format!("{path}[{index}]");
+        items.push(from_py_within(&item, &here, numbers, open)?);
     }
-    let type_name = obj
-        .get_type()
-        .name()
-        .map_or_else(|_| "object".to_owned(), |n| n.to_string());
-    Err(PyValueError::Type {
-        path: path.to_owned(),
-        type_name,
-    })
+    Ok(Value::Array(items))
 }
 
 fn float(f: f64, path: &str) -> Result<Value, PyValueError> {

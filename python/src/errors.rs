@@ -8,7 +8,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyType;
 use stoic_core::{ConfigError, InputError};
 
-use crate::convert::PyValueError;
+use crate::convert::{PyValueError, MAX_DEPTH};
 use crate::schema::python_spelling;
 
 fn error_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
@@ -60,8 +60,13 @@ pub(crate) fn value_config_error(py: Python<'_>, error: PyValueError) -> PyErr {
             ("wrong_type", format!("a {type_name} has no JSON form"))
         }
         PyValueError::NonFinite { .. } => ("out_of_range", "not a finite number".to_owned()),
+        PyValueError::BigInt { .. } => ("out_of_range", "an integer beyond 64 bits".to_owned()),
         PyValueError::Surrogate { .. } => {
             ("wrong_type", "a string with a lone surrogate".to_owned())
+        }
+        // Not a config value at all: the input error the helpers raise too.
+        PyValueError::TooDeep { .. } | PyValueError::Cyclic { .. } => {
+            return value_input_error(py, error)
         }
         PyValueError::Python(_) => ("wrong_type", String::new()),
     };
@@ -91,6 +96,21 @@ pub(crate) fn value_input_error(py: Python<'_>, error: PyValueError) -> PyErr {
         PyValueError::Surrogate { path } => (
             "lone_surrogate",
             format!("the string at `{path}` holds an unpaired surrogate"),
+        ),
+        PyValueError::BigInt { path } => (
+            "number_out_of_range",
+            format!(
+                "the integer at `{path}` is beyond 64 bits; a double cannot hold it exactly, \
+                 so pass it as a string"
+            ),
+        ),
+        PyValueError::TooDeep { path } => (
+            "too_deep",
+            format!("the value at `{path}` is nested deeper than {MAX_DEPTH} levels"),
+        ),
+        PyValueError::Cyclic { path } => (
+            "cyclic",
+            format!("the value at `{path}` contains itself; it has no JSON form"),
         ),
         PyValueError::Python(_) => ("invalid_json", String::new()),
     };

@@ -21,7 +21,8 @@ fn json_text(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
 #[pyfunction]
 pub(crate) fn canonical_json(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
     let text = json_text(py, obj)?;
-    key::canonical_json(&text).map_err(|e| input_error(py, &e))
+    // A Python int is exact: one a double cannot hold is refused, not rounded.
+    key::canonical_json_exact(&text).map_err(|e| input_error(py, &e))
 }
 
 /// RFC 8785 canonical form of JSON text (duplicate keys, lone surrogates

@@ -146,6 +146,7 @@ impl Policy {
     #[staticmethod]
     #[pyo3(signature = (text, *, records=None))]
     fn from_json(py: Python<'_>, text: &str, records: Option<Py<PyAny>>) -> PyResult<Self> {
+        stoic_core::config::require_object(text, "a config").map_err(|e| config_error(py, &e))?;
         let mut doc: Value = serde_json::from_str(text).map_err(|e| {
             let err = stoic_core::ConfigError::new(
                 stoic_core::ConfigErrorCode::InvalidJson,

@@ -3,7 +3,8 @@
 use stoic_core::hints::{parse_retry_after, server_hint};
 use stoic_core::httpdate::parse_http_date_at;
 use stoic_core::key::{
-    canonical_json, header_value, idempotency_key, parse_key_header, random_key, KeyHeaderForm,
+    canonical_json, canonical_json_exact, header_value, idempotency_key, parse_key_header,
+    random_key, KeyHeaderForm,
 };
 use stoic_core::record::{LogOutcome, LogRecord, MetricsSnapshot};
 use stoic_core::{Class, Method, NetworkErrorKind, WallClock};
@@ -52,6 +53,13 @@ pub fn is_idempotent_method(method: &str) -> bool {
 #[wasm_bindgen(js_name = canonicalJson)]
 pub fn canonical_json_text(text: &str) -> Result<String, JsValue> {
     canonical_json(text).map_err(|e| input_error(&e))
+}
+
+/// RFC 8785 canonical form of a JavaScript value's JSON text: integers a
+/// double cannot hold exactly are refused (see `canonical_json_exact`).
+#[wasm_bindgen(js_name = canonicalJsonExact)]
+pub fn canonical_json_exact_text(text: &str) -> Result<String, JsValue> {
+    canonical_json_exact(text).map_err(|e| input_error(&e))
 }
 
 /// `{runId}:{step}:{hash of the canonical arguments}`.

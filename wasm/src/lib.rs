@@ -38,9 +38,10 @@ mod units;
 
 pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
 pub use helpers::{
-    canonical_json_text, classes, idempotency_key_text, is_idempotent_method, key_header_value,
-    log_record, merge_metrics, network_kinds, parse_http_date_value, parse_key_header_value,
-    parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
+    canonical_json_exact_text, canonical_json_text, classes, idempotency_key_text,
+    is_idempotent_method, key_header_value, log_record, merge_metrics, network_kinds,
+    parse_http_date_value, parse_key_header_value, parse_retry_after_value, random_key_from,
+    server_hint_of, wasm_memory,
 };
 pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, UNKNOWN_CALL};

@@ -17,6 +17,10 @@ use crate::error::{InputError, InputErrorCode};
 /// limit serde_json applies by default.
 pub const MAX_DEPTH: usize = 128;
 
+/// 2^53: past it, a double cannot hold every integer, so two distinct
+/// integer literals can canonicalize to one number.
+const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+
 /// Rewrites JSON text into its RFC 8785 canonical form.
 ///
 /// Why: an idempotency key hashes the call's arguments, and the hash must be
@@ -39,10 +43,28 @@ pub const MAX_DEPTH: usize = 128;
 /// [`InputErrorCode::LoneSurrogate`] for a `\uD800`-style escape without its
 /// pair, and [`InputErrorCode::TooDeep`] for nesting beyond [`MAX_DEPTH`].
 pub fn canonical_json(json_text: &str) -> Result<String, InputError> {
+    canonicalize(json_text, false)
+}
+
+/// [`canonical_json`] for values that stand for an identity (idempotency-key
+/// arguments, a host's own data): an integer literal whose digits say more
+/// than a double holds (beyond +/-2^53, neither the double's exact value nor
+/// its RFC 8785 form, such as `1234567890123456789`, whose double is written
+/// `1234567890123456800`) is refused with
+/// [`InputErrorCode::NumberOutOfRange`] and a message saying to pass it as a
+/// string. RFC 8785 reads every number as a double, so two such ids that
+/// differ in the last digits would otherwise get one key, and a second,
+/// different order would be "replayed" as the first.
+pub fn canonical_json_exact(json_text: &str) -> Result<String, InputError> {
+    canonicalize(json_text, true)
+}
+
+fn canonicalize(json_text: &str, exact_integers: bool) -> Result<String, InputError> {
     let mut parser = Parser {
         text: json_text,
         bytes: json_text.as_bytes(),
         pos: 0,
+        exact_integers,
     };
     parser.skip_whitespace();
     let value = parser.parse_value(0)?;
@@ -72,6 +94,8 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
+    /// Refuse integer literals a double cannot hold ([`canonical_json_exact`]).
+    exact_integers: bool,
 }
 
 impl Parser<'_> {
@@ -241,6 +265,22 @@ impl Parser<'_> {
         let value: f64 = literal
             .parse()
             .map_err(|_| self.invalid("invalid number"))?;
+        let integer = !literal.contains(['.', 'e', 'E']);
+        if self.exact_integers
+            && integer
+            && value.abs() > MAX_EXACT_INTEGER
+            && !is_exact(literal, value)
+            && es6_number(value).as_deref() != Some(literal)
+        {
+            return Err(InputError::new(
+                InputErrorCode::NumberOutOfRange,
+                format!(
+                    "integer {literal} is beyond +/-2^53, where a double (and so RFC 8785) \
+                     cannot tell neighbouring integers apart: two different ids would get one \
+                     key; pass it as a string"
+                ),
+            ));
+        }
         es6_number(value).map(Value::Number).ok_or_else(|| {
             InputError::new(
                 InputErrorCode::NumberOutOfRange,
@@ -352,6 +392,24 @@ impl Parser<'_> {
         }
         Ok(unit)
     }
+}
+
+/// Whether the integer `literal` is exactly the double `value` it parsed
+/// to (true for `100000000000000000000`, RFC 8785's own form of 1e20; false
+/// for `1234567890123456789`, which rounds). Literals of more than 38 digits
+/// are never taken as exact: no id is meant that way.
+fn is_exact(literal: &str, value: f64) -> bool {
+    let digits = literal.trim_start_matches('-');
+    if digits.len() > 38 {
+        return false;
+    }
+    let Ok(written) = digits.parse::<u128>() else {
+        return false;
+    };
+    // `as` saturates; every finite double below 2^128 converts exactly.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let held = value.abs() as u128;
+    written == held
 }
 
 fn lone_surrogate(unit: u32, pos: usize) -> InputError {

@@ -259,7 +259,8 @@ mod properties {
         let leaf = prop_oneof![
             Just(Value::Null),
             any::<bool>().prop_map(Value::Bool),
-            any::<i64>().prop_map(Value::from),
+            // Integers a double holds exactly; the others are refused (below).
+            (-(1i64 << 53)..=(1i64 << 53)).prop_map(Value::from),
             any::<f64>()
                 .prop_filter("finite", |f| f.is_finite())
                 .prop_map(|f| serde_json::Number::from_f64(f).map_or(Value::Null, Value::Number)),
@@ -306,6 +307,19 @@ mod properties {
             let pretty = serde_json::to_string_pretty(&value).unwrap();
             prop_assert_eq!(canonical_json(&pretty).unwrap(), once.clone());
             prop_assert_eq!(canonical_json(&reversed(&value)).unwrap(), once);
+        }
+
+        #[test]
+        fn integers_a_double_cannot_hold_are_refused(n in (1i64 << 53) + 1..=i64::MAX) {
+            let double = n as f64;
+            let exact = double as i64 == n || crate::key::es6_number(double) == Some(n.to_string());
+            prop_assert!(canonical_json(&n.to_string()).is_ok(), "RFC 8785 text reads it as a double");
+            let result = canonical_json_exact(&n.to_string());
+            prop_assert_eq!(result.is_ok(), exact, "{}", n);
+            if let Err(e) = result {
+                prop_assert_eq!(e.code(), crate::error::InputErrorCode::NumberOutOfRange);
+                prop_assert!(e.to_string().contains("pass it as a string"));
+            }
         }
 
         #[test]

@@ -1,0 +1,56 @@
+/**
+ * Checks at the edge of the module: a value that is not text never reaches a
+ * text parameter of the wasm module (the glue would read it as a pointer
+ * and trap), and comes back as a `TypeError` with a `code` and the
+ * parameter's name, like every other input error of the package.
+ * @internal
+ */
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
+}
+
+function wrongType(name: string, expected: string, value: unknown): TypeError {
+  const error = new TypeError(`${name} must be ${expected}, not ${describe(value)}`);
+  Object.assign(error, { code: 'wrong_type', field: name });
+  return error;
+}
+
+/** `value` if it is a string; else a `TypeError` naming `name`. */
+export function text(value: unknown, name: string): string {
+  if (typeof value === 'string') return value;
+  throw wrongType(name, 'a string', value);
+}
+
+/** `value` if it is a string, null or undefined. */
+export function optionalText(value: unknown, name: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return text(value, name);
+}
+
+/**
+ * Snapshot or JSON text: a string as it is, or a plain object already
+ * parsed (`await env.KV.get(key, 'json')`) as its JSON text.
+ */
+export function jsonText(value: unknown, name: string): string {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+    try {
+      const json = JSON.stringify(value);
+      if (json !== undefined) return json;
+    } catch {
+      // A cyclic or BigInt-holding object: reported below.
+    }
+  }
+  throw wrongType(name, 'JSON text or a plain object', value);
+}
+
+/** An HTTP status: an integer in 100..=999 (a code outside that is not HTTP). */
+export function httpStatus(value: unknown): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999) return value;
+  const error = new RangeError(`status must be an integer HTTP status (100-999), not ${String(value)}`);
+  Object.assign(error, { code: 'out_of_range', field: 'status' });
+  throw error;
+}

@@ -1,0 +1,90 @@
+// Values that used to trap the wasm module or come back as silent wrong
+// answers: a non-string at a text parameter, a status outside HTTP's range,
+// integers a double cannot hold. Each is now a typed error with a code.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  CircuitBreaker,
+  canonicalJson,
+  canonicalizeJsonText,
+  idempotencyKey,
+  keyHeaderValue,
+  parseHttpDate,
+  parseKeyHeader,
+  parseRetryAfter,
+  payloadFingerprint,
+  Policy,
+  ServerIdempotency,
+} from '../dist/node.js';
+
+function typed(fn, code) {
+  let thrown;
+  try {
+    fn();
+  } catch (error) {
+    thrown = error;
+  }
+  assert.ok(thrown instanceof Error, `expected an error, got ${thrown}`);
+  assert.ok(!(thrown instanceof WebAssembly.RuntimeError), `a wasm trap: ${thrown}`);
+  assert.equal(thrown.code, code, String(thrown));
+  return thrown;
+}
+
+test('a non-string at a text parameter is a TypeError with a code, never a trap', () => {
+  const cases = [
+    () => new Policy({ seed: 1 }).restore(42),
+    () => new Policy({ seed: 1 }).restore([1, 2]),
+    () => CircuitBreaker.fromSnapshot(42),
+    () => parseRetryAfter(2),
+    () => payloadFingerprint({}),
+    () => canonicalizeJsonText(5),
+    () => parseKeyHeader(null),
+    () => keyHeaderValue(1),
+    () => parseHttpDate({}),
+    () => new ServerIdempotency().decide(0, 5, 'f', null),
+    () => new ServerIdempotency().decide(0, 'k', {}, null),
+    () => idempotencyKey(7, 'step', {}),
+  ];
+  for (const fn of cases) {
+    const error = typed(fn, 'wrong_type');
+    assert.ok(error instanceof TypeError);
+  }
+  // The policy still works after every refusal.
+  const policy = new Policy({ seed: 1 });
+  const call = policy.start({ operation: 'x' });
+  assert.equal(call.beforeAttempt().kind, 'proceed');
+});
+
+test('restore() takes the parsed object a KV store hands back', () => {
+  const first = new Policy({ seed: 1 });
+  const parsed = JSON.parse(first.snapshot());
+  const report = new Policy({ seed: 1 }).restore(parsed);
+  assert.equal(typeof report.restored, 'number');
+  const error = typed(() => new Policy({ seed: 1 }).restore({}), 'invalid_snapshot');
+  assert.ok(error.message.length > 0);
+});
+
+test('a status outside 100-999 is an error, not a wrapped status', () => {
+  const policy = new Policy({ seed: 1 });
+  for (const status of [99999, -1, 99, 1000, 200.5, Number.NaN]) {
+    const call = policy.start({ operation: 'x' });
+    call.beforeAttempt();
+    const error = typed(() => call.onOutcome({ kind: 'status', status }), 'out_of_range');
+    assert.ok(error instanceof RangeError);
+    call.close();
+  }
+});
+
+test('integers a double cannot hold are refused by canonical JSON and keys; pass them as strings', () => {
+  for (const value of [{ order_id: 1234567890123456789 }, { order_id: 2n ** 70n }]) {
+    typed(() => canonicalJson(value), 'number_out_of_range');
+    const error = typed(() => idempotencyKey('run', 'step', value), 'number_out_of_range');
+    assert.match(error.message, /pass it as a string/);
+  }
+  assert.notEqual(
+    idempotencyKey('run', 'step', { order_id: '1234567890123456789' }),
+    idempotencyKey('run', 'step', { order_id: '1234567890123456790' }),
+  );
+  // RFC 8785 text stays RFC 8785: every number is a double there.
+  assert.equal(canonicalizeJsonText('1234567890123456789'), '1234567890123456800');
+});

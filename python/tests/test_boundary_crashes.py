@@ -1,0 +1,77 @@
+"""Values that used to crash the process at the binding: cyclic and
+absurdly deep containers are bounded before they are walked, and come back
+as a typed ``InputError`` with a code (never a segfault)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+import stoic
+
+
+def _cyclic_list() -> list[Any]:
+    items: list[Any] = [1]
+    items.append(items)
+    return items
+
+
+def _cyclic_dict() -> dict[str, Any]:
+    d: dict[str, Any] = {"strategy": "full_jitter"}
+    d["self"] = d
+    return d
+
+
+def _deep(levels: int) -> list[Any]:
+    value: list[Any] = []
+    for _ in range(levels):
+        value = [value]
+    return value
+
+
+@pytest.mark.parametrize(
+    ("make", "code"),
+    [(_cyclic_list, "cyclic"), (_cyclic_dict, "cyclic"), (lambda: _deep(20_000), "too_deep")],
+)
+def test_helpers_reject_cyclic_and_deep_values(make: Any, code: str) -> None:
+    for helper in (stoic.canonical_json, lambda v: stoic.idempotency_key("run", "step", v)):
+        with pytest.raises(stoic.InputError) as info:
+            helper(make())
+        assert info.value.code == code
+
+
+@pytest.mark.parametrize(
+    ("make", "code"), [(_cyclic_dict, "cyclic"), (lambda: _deep(5_000), "too_deep")]
+)
+def test_config_rejects_cyclic_and_deep_values(make: Any, code: str) -> None:
+    with pytest.raises(stoic.InputError) as info:
+        stoic.Policy(backoff=make())
+    assert info.value.code == code
+
+
+def test_a_value_may_repeat_without_being_cyclic() -> None:
+    shared = {"a": 1}
+    assert stoic.canonical_json({"x": shared, "y": shared}) == '{"x":{"a":1},"y":{"a":1}}'
+    assert stoic.canonical_json(_deep(100)) == "[" * 101 + "]" * 101
+
+
+def test_integers_a_double_cannot_hold_are_refused_pass_them_as_strings() -> None:
+    for order_id in (1234567890123456789, 2**70):
+        for helper in (stoic.canonical_json, lambda v: stoic.idempotency_key("run", "step", v)):
+            with pytest.raises(stoic.InputError) as info:
+                helper({"order_id": order_id})
+            assert info.value.code == "number_out_of_range"
+            assert "pass it as a string" in str(info.value)
+    a = stoic.idempotency_key("run", "step", {"order_id": "1234567890123456789"})
+    b = stoic.idempotency_key("run", "step", {"order_id": "1234567890123456790"})
+    assert a != b
+    assert stoic.canonical_json({"n": 2**53}) == '{"n":9007199254740992}'
+
+
+def test_a_config_or_snapshot_must_be_an_object() -> None:
+    with pytest.raises(stoic.ConfigError) as info:
+        stoic.Policy.from_json("[1, 2]")
+    assert info.value.code == "wrong_type"
+    with pytest.raises(stoic.ConfigError):
+        stoic.Policy(seed=1).restore("[1, 2]")
