@@ -163,8 +163,9 @@ pub(crate) enum Numbers {
 }
 
 /// A Python value as JSON: dicts (string keys), lists, tuples, strings,
-/// ints, floats, bools and None. Integers beyond 64 bits are refused: as a
-/// double they would stand for many integers at once.
+/// ints, floats, bools and None. Integers beyond 64 bits are kept (as a
+/// double) only where a double says exactly that integer; the others are
+/// refused, since as a double they would stand for many integers at once.
 pub(crate) fn from_py(
     obj: &Bound<'_, PyAny>,
     path: &str,
@@ -199,9 +200,19 @@ fn from_py_within(
         if let Ok(i) = obj.extract::<i64>() {
             return Ok(Value::Number(i.into()));
         }
-        return Err(PyValueError::BigInt {
+        // Beyond 64 bits: kept only where a double says exactly this integer
+        // (its value, or its RFC 8785 form), as the core's own rule for
+        // integer literals; any other would stand for several integers.
+        let big = || PyValueError::BigInt {
             path: path.to_owned(),
-        });
+        };
+        let f: f64 = obj.extract().map_err(|_| big())?;
+        let exact = obj.eq(f).unwrap_or(false);
+        let written = obj.str().ok().map(|t| t.to_string());
+        if exact || written.is_some() && stoic_core::key::es6_number(f) == written {
+            return float(f, path);
+        }
+        return Err(big());
     }
     if let Ok(f) = obj.cast::<PyFloat>() {
         return float(f.value(), path);
