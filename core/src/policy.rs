@@ -532,6 +532,13 @@ impl Policy {
     ) -> GiveUp {
         let mut give_up = self.give_up_value(now, call, reason, observed, excerpt);
         give_up.retry_at = retry_at;
+        if let (StopReason::CircuitOpen, Some(at)) = (reason, retry_at) {
+            // Say when trying again can make sense, not only that it cannot now.
+            give_up.observation.push_str(&format!(
+                " It may let a call through again in {}.",
+                observation::format_duration(at.saturating_since(now))
+            ));
+        }
         // A retry decided but never sent (refused at admission, cancelled)
         // frees what it held of the budget.
         if let (Some(ticket), Some(scope)) = (call.ticket.take(), self.scopes.get_mut(call.scope)) {

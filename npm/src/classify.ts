@@ -83,13 +83,14 @@ function headersOf(value: unknown): Headers | undefined {
  * it: `error.response.status` (ky's `HTTPError`, axios), `error.status`
  * (ky, fetch wrappers, SDKs), `error.statusCode` (got, Node SDKs).
  */
-function statusOutcome(error: unknown, detail: string): Outcome | undefined {
+function statusOutcome(error: unknown): Outcome | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const coded = error as Coded;
   const response = typeof coded.response === 'object' && coded.response !== null ? coded.response : undefined;
   const status = httpStatus(response?.status) ?? httpStatus(coded.status) ?? httpStatus(coded.statusCode);
   if (status === undefined) return undefined;
-  return { kind: 'status', status, headers: headersOf(response?.headers), detail };
+  // No detail: the error's message is the client's words, not the server's body.
+  return { kind: 'status', status, headers: headersOf(response?.headers) };
 }
 
 function message(error: unknown): string {
@@ -121,5 +122,5 @@ export function outcomeOfError(error: unknown): Outcome {
   if (error instanceof TypeError && FETCH_FAILED.test(error.message)) {
     return { kind: 'network', network: 'unknown', detail };
   }
-  return statusOutcome(error, detail) ?? { kind: 'error', class: hostTables().unknownErrorClass, detail };
+  return statusOutcome(error) ?? { kind: 'error', class: hostTables().unknownErrorClass, detail };
 }

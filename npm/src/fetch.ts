@@ -132,7 +132,8 @@ function checkOptions(options: object): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('createFetch(options): options must be an object');
   for (const name of Object.keys(options)) {
     if (!FACTORY_OPTIONS.has(name)) {
-      throw new TypeError(`createFetch: unknown option "${name}" (known: ${[...FACTORY_OPTIONS].join(', ')})`);
+      const error = new TypeError(`createFetch: unknown option "${name}" (known: ${[...FACTORY_OPTIONS].join(', ')})`);
+      throw Object.assign(error, { code: 'unknown_field', field: name });
     }
   }
 }
@@ -200,11 +201,13 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         const context = new AttemptContext(attempt, policy.plan.timeoutMs, key ?? null, signal ?? undefined);
         let outcome: Outcome | undefined;
         let bytes: ArrayBuffer | undefined;
+        let answered = false;
         try {
           const overrides: RequestInit = { ...requestInit, method, headers, signal: context.signal };
           if (body !== undefined && body !== null) overrides.body = body;
           // A Request keeps every setting it was made with (redirect, credentials, mode, ...).
           response = await (request === undefined ? send(url, overrides) : send(new Request(request, overrides)));
+          answered = true;
           if (!stream && canBuffer(response)) {
             bytes = await response.arrayBuffer();
             response = buffered(response, bytes);
@@ -217,9 +220,14 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
           }
           error = thrown;
           response = undefined;
-          outcome = context.timedOut
-            ? { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' }
-            : outcomeOfError(thrown);
+          if (context.timedOut) {
+            outcome = { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
+          } else if (answered) {
+            // The headers arrived, then the body broke off: after sending, for sure.
+            outcome = { kind: 'network', network: 'reset_after_send', detail: `the body broke off: ${String(thrown)}` };
+          } else {
+            outcome = outcomeOfError(thrown);
+          }
         } finally {
           context.done(stream && response !== undefined);
         }

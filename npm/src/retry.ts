@@ -8,7 +8,7 @@ import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { RetryError } from './errors.js';
 import { checked, Policy, report, startNamed } from './policy.js';
-import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
+import type { GiveUp, Outcome, OutcomeClass, Rejection, Retry } from './types.js';
 
 export interface RetryOptions<T> {
   /** Shared state and config (default: one shared policy with the core's defaults). */
@@ -27,8 +27,13 @@ export interface RetryOptions<T> {
   now?: () => number;
   /** How to wait (default: `setTimeout`); tests inject their own. */
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Maps a thrown error to an outcome; `undefined` uses the default mapping. */
-  classify?: (error: unknown) => Outcome | undefined;
+  /**
+   * Maps a thrown error to an outcome: `{ class: 'transient' }` (or
+   * `'deterministic'`, `'ambiguous'`) for an error of your own, or any
+   * `Outcome` (`{ kind: 'status', status: 503 }`, `{ kind: 'network',
+   * network: 'connect_refused' }`); `undefined` uses the default mapping.
+   */
+  classify?: (error: unknown) => Outcome | { class: OutcomeClass; detail?: string } | undefined;
   /** Inspects a returned value; a `Rejection` makes it a failure of that class. */
   validate?: (value: T) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
@@ -81,9 +86,10 @@ function checkOptions(options: object): void {
   if (typeof options !== 'object' || options === null) throw new TypeError('retry(fn, options): options must be an object');
   for (const name in options) {
     if (!RETRY_OPTIONS.has(name)) {
-      throw new TypeError(
+      const error = new TypeError(
         `retry: unknown option "${name}" (known: ${[...RETRY_OPTIONS].join(', ')}; engine settings such as maxAttempts go in a Policy)`,
       );
+      throw Object.assign(error, { code: 'unknown_field', field: name });
     }
   }
 }
@@ -132,7 +138,7 @@ export async function retry<T>(
         }
         error = thrown;
         response = undefined;
-        failure = options.classify?.(thrown) ?? errorOutcome(thrown, context);
+        failure = custom(options.classify?.(thrown), thrown) ?? errorOutcome(thrown, context);
       } finally {
         context.done();
       }
@@ -194,6 +200,18 @@ function decided(policy: Policy, kind: number, wantsRetry = false): Decided {
   // A retry's decision is converted only for an `onRetry` hook; a give-up's always.
   const decision = kind === 2 || wantsRetry ? (policy.core.decision() as Retry | GiveUp) : undefined;
   return { kind, delay: policy.plan.delayMs, decision };
+}
+
+/** A `classify` answer as an outcome: `{ class }` alone is an error of that class. */
+function custom(
+  answer: Outcome | { class: OutcomeClass; detail?: string } | undefined,
+  thrown: unknown,
+): Outcome | undefined {
+  if (answer === undefined || answer === null) return undefined;
+  if ('kind' in answer) return answer;
+  const fallback = outcomeOfError(thrown);
+  const detail = answer.detail ?? ('detail' in fallback ? fallback.detail : undefined);
+  return { kind: 'error', class: answer.class, detail };
 }
 
 function errorOutcome(thrown: unknown, context: AttemptContext): Outcome {

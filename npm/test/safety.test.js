@@ -198,3 +198,45 @@ test('the default budget: 50 concurrent callers against an always-503 service se
     assert.ok(amplification <= 1.2, `breaker ${breaker === null ? 'off' : 'on'}: ${amplification}`);
   }
 });
+
+test('classify may answer { class } for an error of your own; a body that breaks off is after sending', async () => {
+  class Busy extends Error {}
+  let n = 0;
+  const value = await retry(
+    () => {
+      n += 1;
+      if (n < 2) throw new Busy('try later');
+      return 'ok';
+    },
+    { policy: new Policy({ seed: 1 }), sleep: noSleep, classify: (e) => (e instanceof Busy ? { class: 'transient' } : undefined) },
+  );
+  assert.equal(value, 'ok');
+  let hits = 0;
+  const local = await startServer({
+    '/cut': [
+      (req, res) => {
+        hits += 1;
+        res.writeHead(200, { 'content-length': '1000' });
+        res.write('0123456789');
+        setTimeout(() => res.socket.destroy(), 10);
+      },
+    ],
+  });
+  try {
+    const fetch = createFetch({ policy: new Policy({ seed: 3, maxAttempts: 2 }), sleep: noSleep });
+    const error = await fetch(local.url('/cut')).catch((e) => e);
+    assert.ok(error instanceof RetryError);
+    assert.equal(error.decision.matched, 'network_reset_after_send');
+    assert.equal(hits, 2);
+  } finally {
+    await local.close();
+  }
+});
+
+test('an error that carries a status is not quoted as the server\'s words', async () => {
+  const policy = new Policy({ seed: 1, maxAttempts: 1 });
+  const error = await retry(() => Promise.reject(unavailable()), { policy }).catch((e) => e);
+  assert.ok(error instanceof RetryError);
+  assert.doesNotMatch(error.observation, /Server said/);
+  assert.match(error.observation, /HTTP 503/);
+});

@@ -413,3 +413,36 @@ def test_urllib_http_errors_are_judged_by_their_status(
     with pytest.raises(urllib.error.HTTPError):
         get(f"{server.url}/status/{token}x?n=-1&code=404")
     assert len(server.seen[f"{token}x"]) == 1
+
+
+def test_bare_decorator_is_the_same_as_with_parentheses(clock: stoic.VirtualClock) -> None:
+    calls = 0
+
+    @stoic.retry
+    def flaky() -> str:
+        nonlocal calls
+        calls += 1
+        if calls < 2:
+            raise ConnectionRefusedError()
+        return "ok"
+
+    assert flaky() == "ok"
+    assert calls == 2
+    with pytest.raises(TypeError, match="decorates a function"):
+        stoic.retry(42)  # type: ignore[call-overload]
+
+
+def test_circuit_open_says_when_it_may_close(clock: stoic.VirtualClock) -> None:
+    policy = stoic.Policy(max_attempts=1, budget={"ratio": None})
+
+    @stoic.retry(policy=policy, scope="svc")
+    def down() -> None:
+        raise ConnectionRefusedError()
+
+    for _ in range(5):
+        with pytest.raises(stoic.RetryError):
+            down()
+    with pytest.raises(stoic.RetryError) as info:
+        down()
+    assert info.value.reason == "circuit_open"
+    assert "may let a call through again in 60.000 s" in info.value.observation

@@ -26,7 +26,7 @@ import functools
 import inspect
 import sys
 from collections.abc import Awaitable, Callable, Iterable
-from typing import Any, ParamSpec, TypeVar, cast
+from typing import Any, ParamSpec, TypeVar, cast, overload
 
 from ._classify import Classifier, classify_exception, classify_result, exception_detail
 from ._clock import Clock
@@ -42,6 +42,11 @@ P = ParamSpec("P")
 T = TypeVar("T")
 
 
+@overload
+def retry(fn: Callable[P, T], /) -> Callable[P, T]: ...
+
+
+@overload
 def retry(
     *,
     policy: Policy | None = None,
@@ -56,9 +61,28 @@ def retry(
     clock: Clock | None = None,
     records: Any = None,
     **config: Any,
-) -> Callable[[Callable[P, T]], Callable[P, T]]:
+) -> Callable[[Callable[P, T]], Callable[P, T]]: ...
+
+
+def retry(
+    fn: Callable[P, T] | None = None,
+    /,
+    *,
+    policy: Policy | None = None,
+    on: type[BaseException] | Iterable[type[BaseException]] | Callable[[BaseException], bool] = (),
+    classify: Classifier | None = None,
+    validate: Callable[[Any], object] | None = None,
+    operation: str | None = None,
+    scope: str | Callable[..., str] = "",
+    idempotent: bool = True,
+    key: str | Callable[..., str] | None = None,
+    reraise: bool = False,
+    clock: Clock | None = None,
+    records: Any = None,
+    **config: Any,
+) -> Callable[[Callable[P, T]], Callable[P, T]] | Callable[P, T]:
     """Retries the decorated function (sync or ``async def``) as the
-    engine decides.
+    engine decides. ``@stoic.retry`` and ``@stoic.retry()`` are the same.
 
     Config keywords (``max_attempts=3``, ``backoff={"base": 0.1}``,
     ``timeouts={"total": 10}``, ...) build a private ``Policy``; or pass a
@@ -96,13 +120,17 @@ def retry(
         clock=clock,
     )
 
-    def decorate(fn: Callable[P, T]) -> Callable[P, T]:
-        if inspect.iscoroutinefunction(fn):
-            wrapped = _async_wrapper(cast(Callable[..., Awaitable[Any]], fn), settings)
+    def decorate(target: Callable[P, T]) -> Callable[P, T]:
+        if inspect.iscoroutinefunction(target):
+            wrapped = _async_wrapper(cast(Callable[..., Awaitable[Any]], target), settings)
         else:
-            wrapped = _sync_wrapper(fn, settings)
-        return cast(Callable[P, T], functools.wraps(fn)(wrapped))
+            wrapped = _sync_wrapper(target, settings)
+        return cast(Callable[P, T], functools.wraps(target)(wrapped))
 
+    if fn is not None:
+        if not callable(fn):
+            raise TypeError(f"@stoic.retry decorates a function, not {type(fn).__name__}")
+        return decorate(fn)
     return decorate
 
 
