@@ -65,7 +65,9 @@ function immediateTimeout(fn, _ms, ...args) {
 
 // ---------------------------------------------------------------- contenders
 const noop = async () => 1;
-const boom = new Error('transient');
+// A connection reset (what a flaky dependency throws): every contender retries it;
+// stoic judges it by its code, as it would a real socket error.
+const boom = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
 const noSleep = () => Promise.resolve();
 /** A function that rejects on its odd calls and resolves on its even ones. */
 function flaky() {

@@ -314,6 +314,14 @@ pub fn stopped(
     text
 }
 
+/// Appends when an open breaker may let a call through again, `in_ms`
+/// from now: a caller (or an agent) can schedule the retry itself.
+pub fn push_reopening(text: &mut String, in_ms: u64) {
+    text.push_str(" It may let a call through again in ");
+    text.push_str(&format_duration(in_ms));
+    text.push('.');
+}
+
 /// `1234` -> `1.234 s`, `80` -> `80 ms`.
 #[must_use]
 pub fn format_duration(ms: u64) -> String {

@@ -534,10 +534,7 @@ impl Policy {
         give_up.retry_at = retry_at;
         if let (StopReason::CircuitOpen, Some(at)) = (reason, retry_at) {
             // Say when trying again can make sense, not only that it cannot now.
-            give_up.observation.push_str(&format!(
-                " It may let a call through again in {}.",
-                observation::format_duration(at.saturating_since(now))
-            ));
+            observation::push_reopening(&mut give_up.observation, at.saturating_since(now));
         }
         // A retry decided but never sent (refused at admission, cancelled)
         // frees what it held of the budget.

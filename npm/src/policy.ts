@@ -52,7 +52,13 @@ export interface CallSpec {
 
 const finalizer =
   typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<{ core: CorePolicy; handle: number }>(({ core, handle }) => core.close(handle))
+    ? new FinalizationRegistry<{ core: CorePolicy; handle: number }>(({ core, handle }) => {
+        try {
+          core.close(handle);
+        } catch {
+          // The policy was freed first: its calls went with it.
+        }
+      })
     : undefined;
 
 export class Policy {
@@ -77,6 +83,22 @@ export class Policy {
     this.onEvent = onEvent;
     this.core.setWallClock(this.now(), this.wallNow());
   }
+
+  /**
+   * Releases the policy's wasm memory now (its breakers, budgets, metrics
+   * and any open calls) instead of when the garbage collector gets to it:
+   * call it when a policy's life ends with a request (a Worker that builds
+   * one per request). Using the policy afterwards throws. Freeing twice is
+   * harmless. Also `[Symbol.dispose]`, so `using policy = new Policy()`
+   * works where the runtime has `Symbol.dispose`.
+   */
+  free(): void {
+    if (this.#freed) return;
+    this.#freed = true;
+    this.core.free();
+  }
+
+  #freed = false;
 
   /** Pairs a monotonic reading with Unix ms, for log timestamps (done at construction). */
   setWallClock(now: number, wallMs: number): void {
@@ -192,15 +214,19 @@ export class Call {
   beforeAttempt(now: number = this.#policy.now()): Admission {
     const core = this.#policy.core;
     checked(core.beforeAttempt(this.#live(), now));
+    // Read this call's answer before any event handler runs: a handler that
+    // decides another call on the policy would overwrite the module's slot.
+    const admission = core.admission() as Admission;
     this.#policy.flush();
-    return core.admission() as Admission;
+    return admission;
   }
 
   /** What to do after an attempt ended with `outcome`. */
   onOutcome(outcome: Outcome, now: number = this.#policy.now()): Decision {
     report(this.#policy, this.#live(), outcome, now);
+    const decision = this.#policy.core.decision() as Decision;
     this.#policy.flush();
-    return this.#policy.core.decision() as Decision;
+    return decision;
   }
 
   /** The caller gave up: ends the call with `cancelled`. */
@@ -208,6 +234,11 @@ export class Call {
     const giveUp = this.#policy.core.cancel(this.#live(), now) as GiveUp;
     this.#policy.flush();
     return giveUp;
+  }
+
+  /** The same as `close()`. */
+  free(): void {
+    this.close();
   }
 
   /** Frees the call. Closing twice is harmless. */
@@ -281,4 +312,12 @@ export function startNamed(
 ): number {
   const text = policy.text.write(operation, scope, key);
   return policy.core.startNamed(now, text.a, text.b, idempotent, text.c);
+}
+
+// `using` support where the runtime has `Symbol.dispose` (Node >= 20,
+// current browsers); the method is `free()` / `close()` either way.
+const dispose = (Symbol as { dispose?: symbol }).dispose;
+if (dispose !== undefined) {
+  Object.defineProperty(Policy.prototype, dispose, { value: Policy.prototype.free, configurable: true });
+  Object.defineProperty(Call.prototype, dispose, { value: Call.prototype.close, configurable: true });
 }

@@ -88,3 +88,36 @@ test('integers a double cannot hold are refused by canonical JSON and keys; pass
   // RFC 8785 text stays RFC 8785: every number is a double there.
   assert.equal(canonicalizeJsonText('1234567890123456789'), '1234567890123456800');
 });
+
+test("an onEvent handler that decides another call cannot change this call's answer", () => {
+  let other;
+  const policy = new Policy({
+    seed: 1,
+    logRecords: true,
+    onEvent: () => {
+      if (other !== undefined) {
+        const call = other;
+        other = undefined;
+        call.beforeAttempt();
+        call.onOutcome({ kind: 'status', status: 404 });
+      }
+    },
+  });
+  const mine = policy.start({ operation: 'mine', method: 'GET' });
+  other = policy.start({ operation: 'other', method: 'GET' });
+  assert.equal(mine.beforeAttempt().kind, 'proceed');
+  other = policy.start({ operation: 'other2', method: 'GET' });
+  const decision = mine.onOutcome({ kind: 'status', status: 503 });
+  assert.equal(decision.kind, 'retry');
+  assert.equal(decision.matched, 'status_503');
+});
+
+test('free() releases a policy at once; using it afterwards throws, freeing twice does not', () => {
+  const policy = new Policy({ seed: 1 });
+  const call = policy.start({ operation: 'x' });
+  call.beforeAttempt();
+  policy.free();
+  policy.free();
+  assert.throws(() => policy.start({ operation: 'y' }));
+  assert.equal(typeof Policy.prototype[Symbol.dispose], 'function');
+});

@@ -116,8 +116,11 @@ def _httpx(exc: BaseException) -> Outcome | None:
     return None
 
 
-def _status(code: object) -> int | None:
-    return code if isinstance(code, int) and 100 <= code <= 999 else None
+def _status_outcome(code: object, headers: Any) -> Outcome | None:
+    """A status and its headers as an outcome, if ``code`` is an HTTP status."""
+    if not (isinstance(code, int) and 100 <= code <= 999):
+        return None
+    return ("status", code, list(headers.items()) if headers is not None else None)
 
 
 def _http_errors(exc: BaseException) -> Outcome | None:
@@ -127,16 +130,10 @@ def _http_errors(exc: BaseException) -> Outcome | None:
     counts."""
     urllib_error = sys.modules.get("urllib.error")
     if urllib_error is not None and isinstance(exc, urllib_error.HTTPError):
-        status = _status(exc.code)
-        if status is not None:
-            headers = exc.headers
-            return ("status", status, list(headers.items()) if headers is not None else None)
+        return _status_outcome(exc.code, exc.headers)
     aiohttp = sys.modules.get("aiohttp")
     if aiohttp is not None and isinstance(exc, aiohttp.ClientResponseError):
-        status = _status(exc.status)
-        if status is not None:
-            headers = exc.headers
-            return ("status", status, list(headers.items()) if headers is not None else None)
+        return _status_outcome(exc.status, exc.headers)
     return None
 
 

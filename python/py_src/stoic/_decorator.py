@@ -21,15 +21,14 @@ retries (no attempt starts once it is spent).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import inspect
-import sys
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
 from ._classify import Classifier, classify_exception, classify_result, exception_detail
 from ._clock import Clock
+from ._deadline import bounded
 from ._errors import RetryError
 from ._records import deliver
 from ._runtime import Settings, failure, report, stopped
@@ -216,22 +215,6 @@ def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
     return wrapper
 
 
-async def _bounded(awaitable: Awaitable[Any], timeout: float | None) -> Any:
-    """Awaits under the attempt's timeout, on asyncio (3.11+: ``asyncio.timeout``,
-    3.10: ``wait_for``); elsewhere (trio) unbounded. Expiry raises
-    ``TimeoutError``, which the engine hears as ``read_timeout``."""
-    if timeout is None:
-        return await awaitable
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return await awaitable
-    if sys.version_info >= (3, 11):
-        async with asyncio.timeout(timeout):
-            return await awaitable
-    return await asyncio.wait_for(awaitable, timeout)
-
-
 def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[..., Any]:
     policy, begin, records = s.policy, s.policy.begin, s.records
     operation, scope, key = _names(fn, s)
@@ -252,7 +235,7 @@ def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[.
             last_result: Any = None
             while call.admitted:
                 try:
-                    result = await _bounded(fn(*args, **kwargs), call.timeout)
+                    result = await bounded(fn(*args, **kwargs), call.timeout)
                 except Exception as exc:
                     outcome = classify_exception(exc, on, classify)
                     delay = report(call, clock, outcome, exception_detail(exc))
