@@ -2,7 +2,7 @@
 
 use std::sync::Arc;
 
-use crate::backoff::Backoff;
+use crate::backoff::{Backoff, BackoffSpec};
 use crate::breaker::Permit;
 use crate::budget::RetryTicket;
 use crate::classify::{Class, Method};
@@ -12,7 +12,7 @@ use crate::rng::SplitMix64;
 use crate::time::Instant;
 
 /// What the host says about a call when it starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CallSpec<'a> {
     /// A name for logs and records (`create_order`).
     pub operation: &'a str,
@@ -28,6 +28,33 @@ pub struct CallSpec<'a> {
     /// carried by every attempt. A key makes an ambiguous failure safe to
     /// retry: the server deduplicates on it.
     pub idempotency_key: Option<&'a str>,
+    /// Per-call settings in place of the policy's ([`crate::Policy::overrides`]).
+    pub overrides: Option<&'a CallOverrides>,
+}
+
+/// Settings one call may take in place of its policy's, while the breaker
+/// and the budget stay the policy's: a shared policy, and a caller that
+/// wants fewer attempts or another backoff for one operation. Made (and
+/// validated) once by [`crate::Policy::overrides`], so starting a call with
+/// them cannot fail.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallOverrides {
+    pub(crate) max_attempts: Option<u32>,
+    pub(crate) backoff: Option<BackoffSpec>,
+}
+
+impl CallOverrides {
+    /// The attempts a call with these overrides may make.
+    #[must_use]
+    pub const fn max_attempts(&self) -> Option<u32> {
+        self.max_attempts
+    }
+
+    /// The backoff a call with these overrides uses.
+    #[must_use]
+    pub const fn backoff(&self) -> Option<BackoffSpec> {
+        self.backoff
+    }
 }
 
 impl<'a> CallSpec<'a> {
@@ -39,6 +66,7 @@ impl<'a> CallSpec<'a> {
             scope: "",
             idempotent: false,
             idempotency_key: None,
+            overrides: None,
         }
     }
 
@@ -50,6 +78,7 @@ impl<'a> CallSpec<'a> {
             scope: "",
             idempotent: method.is_idempotent(),
             idempotency_key: None,
+            overrides: None,
         }
     }
 
@@ -71,6 +100,13 @@ impl<'a> CallSpec<'a> {
     #[must_use]
     pub const fn with_key(mut self, key: &'a str) -> Self {
         self.idempotency_key = Some(key);
+        self
+    }
+
+    /// The same spec with per-call settings.
+    #[must_use]
+    pub const fn with_overrides(mut self, overrides: &'a CallOverrides) -> Self {
+        self.overrides = Some(overrides);
         self
     }
 }
@@ -115,6 +151,7 @@ pub struct Call {
     pub(crate) key: Option<Arc<str>>,
     pub(crate) deadline: Deadline,
     pub(crate) attempts: u32,
+    pub(crate) max_attempts: u32,
     pub(crate) retries: u32,
     pub(crate) backoff: Backoff,
     pub(crate) rng: SplitMix64,

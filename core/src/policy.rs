@@ -19,10 +19,10 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::backoff::Backoff;
+use crate::backoff::{Backoff, BackoffSpec};
 use crate::breaker::Breaker;
 use crate::budget::{RetryBudget, RetryCost};
-use crate::call::{Call, CallSpec, Final, Phase};
+use crate::call::{Call, CallOverrides, CallSpec, Final, Phase};
 use crate::classify::{Class, Classifier, NetworkErrorKind};
 use crate::config::Config;
 use crate::deadline::Deadline;
@@ -118,6 +118,7 @@ impl Policy {
     /// policy's seed, so interleaving calls does not change their delays.
     pub fn start(&mut self, now: Instant, spec: CallSpec<'_>) -> Call {
         let now = self.clock.observe(now);
+        let overrides = spec.overrides;
         let id = self.next_call_id;
         self.next_call_id = self.next_call_id.saturating_add(1);
         Call {
@@ -129,12 +130,41 @@ impl Policy {
             key: spec.idempotency_key.map(Arc::from),
             deadline: Deadline::start(now, &self.config.timeouts),
             attempts: 0,
+            max_attempts: overrides
+                .and_then(|o| o.max_attempts)
+                .unwrap_or(self.config.max_attempts),
             retries: 0,
-            backoff: Backoff::new(self.config.backoff),
+            backoff: Backoff::new(
+                overrides
+                    .and_then(|o| o.backoff)
+                    .unwrap_or(self.config.backoff),
+            ),
             rng: self.rng.split(),
             phase: Phase::Ready,
             last: None,
         }
+    }
+
+    /// Per-call settings to start calls with ([`CallSpec::with_overrides`]),
+    /// validated as the policy's own config would be: the errors name
+    /// `max_attempts` and `backoff.*` as a config error does.
+    pub fn overrides(
+        &self,
+        max_attempts: Option<u32>,
+        backoff: Option<BackoffSpec>,
+    ) -> Result<CallOverrides, ConfigError> {
+        let mut candidate = self.config.clone();
+        if let Some(n) = max_attempts {
+            candidate.max_attempts = n;
+        }
+        if let Some(spec) = backoff {
+            candidate.backoff = spec;
+        }
+        candidate.validate()?;
+        Ok(CallOverrides {
+            max_attempts,
+            backoff,
+        })
     }
 
     /// `operation` as a shared name, reusing the last call's if equal.
@@ -189,7 +219,7 @@ impl Policy {
             ));
         }
         // Attempts abandoned without an outcome still count.
-        if call.attempts >= self.config.max_attempts {
+        if call.attempts >= call.max_attempts {
             let reason = StopReason::AttemptsExhausted;
             return Admission::Reject(self.finish(now, call, reason, None, None));
         }
@@ -218,7 +248,7 @@ impl Policy {
         let timeouts = &self.config.timeouts;
         Admission::Proceed(AttemptPlan {
             attempt: call.attempts,
-            max_attempts: self.config.max_attempts,
+            max_attempts: call.max_attempts,
             timeout_ms: call.deadline.attempt_timeout(now, timeouts),
             connect_timeout_ms: call.deadline.connect_timeout(now, timeouts),
             remaining_ms: call.deadline.remaining(now),
@@ -282,7 +312,7 @@ impl Policy {
             let reason = StopReason::ShuttingDown;
             return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
         }
-        if call.attempts >= self.config.max_attempts {
+        if call.attempts >= call.max_attempts {
             let reason = StopReason::AttemptsExhausted;
             return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
         }

@@ -84,6 +84,21 @@ fn run_scenario(file: &str, scenario: &Value) {
                 if let Some(key) = key.as_deref() {
                     spec = spec.with_key(key);
                 }
+                let per_call = &step["spec"];
+                let overrides = (per_call.get("max_attempts").is_some()
+                    || per_call.get("backoff").is_some())
+                .then(|| {
+                    let attempts = per_call["max_attempts"]
+                        .as_u64()
+                        .map(|n| u32::try_from(n).unwrap());
+                    let backoff = per_call
+                        .get("backoff")
+                        .map(|b| serde_json::from_value(b.clone()).unwrap());
+                    policy.overrides(attempts, backoff).unwrap()
+                });
+                if let Some(overrides) = overrides.as_ref() {
+                    spec = spec.with_overrides(overrides);
+                }
                 let call = policy.start(now, spec);
                 calls.insert(name, call);
             }

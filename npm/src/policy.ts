@@ -12,6 +12,7 @@ import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
 import type {
   Admission,
+  BackoffSpec,
   BreakerStateCode,
   BudgetStatus,
   Config,
@@ -48,6 +49,10 @@ export interface CallSpec {
   idempotent?: boolean;
   /** A key carried by every attempt; makes ambiguous failures safe to retry. */
   idempotencyKey?: string;
+  /** This call's attempts, in place of the policy's (its breaker and budget stay shared). */
+  maxAttempts?: number;
+  /** This call's backoff, in place of the policy's. */
+  backoff?: BackoffSpec;
 }
 
 const finalizer =
@@ -116,7 +121,12 @@ export class Policy {
     if (idempotent === undefined) {
       idempotent = spec.method === undefined ? false : isIdempotentMethod(spec.method);
     }
-    return new Call(this, startNamed(this, now, spec.operation ?? '', spec.scope ?? '', idempotent, spec.idempotencyKey));
+    const overrides =
+      spec.maxAttempts === undefined && spec.backoff === undefined
+        ? undefined
+        : { maxAttempts: spec.maxAttempts, backoff: spec.backoff };
+    const handle = startNamed(this, now, spec.operation ?? '', spec.scope ?? '', idempotent, spec.idempotencyKey, overrides);
+    return new Call(this, handle);
   }
 
   /** From now on no attempt is admitted and no retry scheduled. */
@@ -309,9 +319,18 @@ export function startNamed(
   scope: string,
   idempotent: boolean,
   key: string | undefined,
+  overrides?: CallOverrides,
 ): number {
   const text = policy.text.write(operation, scope, key);
-  return policy.core.startNamed(now, text.a, text.b, idempotent, text.c);
+  return overrides === undefined
+    ? policy.core.startNamed(now, text.a, text.b, idempotent, text.c)
+    : policy.core.startWith(now, text.a, text.b, idempotent, text.c, overrides);
+}
+
+/** Per-call settings on a shared policy; its breakers and budgets stay shared. */
+export interface CallOverrides {
+  maxAttempts?: number;
+  backoff?: BackoffSpec;
 }
 
 // `using` support where the runtime has `Symbol.dispose` (Node >= 20,

@@ -8,11 +8,15 @@ import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { RetryError } from './errors.js';
 import { checked, Policy, report, startNamed } from './policy.js';
-import type { GiveUp, Outcome, OutcomeClass, Rejection, Retry } from './types.js';
+import type { BackoffSpec, GiveUp, Outcome, OutcomeClass, Rejection, Retry } from './types.js';
 
 export interface RetryOptions<T> {
   /** Shared state and config (default: one shared policy with the core's defaults). */
   policy?: Policy;
+  /** This call's attempts, in place of the policy's (its breaker and budget stay shared). */
+  maxAttempts?: number;
+  /** This call's backoff, in place of the policy's. */
+  backoff?: BackoffSpec;
   /** A name for records and logs. */
   operation?: string;
   /** The service: calls in one scope share a breaker, a budget and metrics. */
@@ -69,6 +73,8 @@ function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
 
 const RETRY_OPTIONS = new Set([
   'policy',
+  'maxAttempts',
+  'backoff',
   'operation',
   'scope',
   'idempotent',
@@ -87,7 +93,7 @@ function checkOptions(options: object): void {
   for (const name in options) {
     if (!RETRY_OPTIONS.has(name)) {
       const error = new TypeError(
-        `retry: unknown option "${name}" (known: ${[...RETRY_OPTIONS].join(', ')}; engine settings such as maxAttempts go in a Policy)`,
+        `retry: unknown option "${name}" (known: ${[...RETRY_OPTIONS].join(', ')}; other engine settings, such as timeouts, go in a Policy)`,
       );
       throw Object.assign(error, { code: 'unknown_field', field: name });
     }
@@ -106,15 +112,22 @@ export async function retry<T>(
   const signal = options.signal;
   signal?.throwIfAborted();
   const idempotent = options.idempotent ?? true;
+  const overrides =
+    options.maxAttempts === undefined && options.backoff === undefined
+      ? undefined
+      : { maxAttempts: options.maxAttempts, backoff: options.backoff };
   const named =
-    options.operation !== undefined || options.scope !== undefined || options.idempotencyKey !== undefined;
+    options.operation !== undefined ||
+    options.scope !== undefined ||
+    options.idempotencyKey !== undefined ||
+    overrides !== undefined;
   // One clock reading serves the start and the first admission. An unnamed
   // call starts and is admitted in one crossing (`begin`); the attempt's
   // number and timeout are then read from the plan area, not by calls.
   let t = now();
   const plan = policy.plan;
   const handle = named
-    ? startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey)
+    ? startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey, overrides)
     : core.begin(t, idempotent);
   let attempt = named ? -1 : plan.attempt;
   let open = true;

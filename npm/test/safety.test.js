@@ -46,7 +46,7 @@ test('a validator that throws during the half-open probe ends the call; the brea
 });
 
 test('unknown retry() and createFetch() options are rejected at runtime', async () => {
-  await assert.rejects(retry(() => 1, { maxAttempts: 3 }), /unknown option "maxAttempts"/);
+  await assert.rejects(retry(() => 1, { retries: 3 }), /unknown option "retries"/);
   assert.throws(() => createFetch({ retries: 2 }), /unknown option "retries"/);
 });
 
@@ -239,4 +239,28 @@ test('an error that carries a status is not quoted as the server\'s words', asyn
   assert.ok(error instanceof RetryError);
   assert.doesNotMatch(error.observation, /Server said/);
   assert.match(error.observation, /HTTP 503/);
+});
+
+test('a shared policy takes per-call maxAttempts and backoff; its breaker stays shared', async () => {
+  const clock = virtualTime();
+  const policy = new Policy({ seed: 1, now: clock.now, budget: { ratio: null } });
+  let calls = 0;
+  const options = {
+    policy,
+    scope: 'svc',
+    sleep: clock.sleep,
+    maxAttempts: 2,
+    backoff: { strategy: 'constant', baseMs: 500, capMs: 500 },
+  };
+  const fail = () => {
+    calls += 1;
+    throw unavailable();
+  };
+  const error = await retry(fail, options).catch((e) => e);
+  assert.equal(error.code, 'attempts_exhausted');
+  assert.equal(calls, 2);
+  assert.deepEqual(clock.sleeps, [500]);
+  for (let i = 0; i < 2; i++) await retry(fail, options).catch(() => {});
+  assert.equal(policy.breakerState('svc'), 'open');
+  await assert.rejects(retry(() => 1, { policy, maxAttempts: 0 }), (e) => e.code === 'out_of_range' && e.field === 'maxAttempts');
 });

@@ -59,6 +59,8 @@ export function runScenario(file, scenario) {
               method: spec.method,
               idempotent: spec.idempotent ?? (spec.method === undefined ? false : undefined),
               idempotencyKey: spec.idempotency_key,
+              maxAttempts: spec.max_attempts,
+              backoff: spec.backoff,
             },
             now,
           ),

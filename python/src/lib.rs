@@ -19,6 +19,7 @@ mod errors;
 mod helpers;
 mod host;
 mod outcome;
+mod overrides;
 mod parts;
 mod policy;
 mod records;
@@ -30,6 +31,7 @@ mod server;
 fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<policy::Policy>()?;
     m.add_class::<call::Call>()?;
+    m.add_class::<overrides::CallOverrides>()?;
     m.add_class::<backoff::Backoff>()?;
     m.add_class::<breaker::Breaker>()?;
     m.add_class::<breaker::Permit>()?;

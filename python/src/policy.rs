@@ -17,6 +17,7 @@ use crate::call::Call;
 use crate::convert::{from_py, instant, ms_to_secs, serde_to_py, wall, Numbers};
 use crate::errors::{config_error, py_config_error, value_config_error};
 use crate::outcome::{class, header_pairs, hint, network_kind};
+use crate::overrides::CallOverrides;
 use crate::schema;
 
 /// A validated config and the state calls share: breakers, retry budgets
@@ -91,6 +92,7 @@ fn spec<'a>(
     idempotent: Option<bool>,
     method: Option<&str>,
     key: Option<&'a str>,
+    overrides: Option<&'a CallOverrides>,
 ) -> CallSpec<'a> {
     let mut spec = match method {
         Some(m) => CallSpec::http(operation, Method::parse(m)),
@@ -102,6 +104,9 @@ fn spec<'a>(
     }
     if let Some(key) = key {
         spec = spec.with_key(key);
+    }
+    if let Some(overrides) = overrides {
+        spec = spec.with_overrides(&overrides.inner);
     }
     spec
 }
@@ -169,6 +174,48 @@ impl Policy {
         serde_to_py(py, &config)
     }
 
+    /// Per-call settings for `start`/`begin` (`overrides=`): `max_attempts`
+    /// and `backoff` in the Python spelling, checked as the policy's own
+    /// config is; the breaker and the budget stay this policy's.
+    #[pyo3(signature = (**config))]
+    fn overrides(
+        &self,
+        py: Python<'_>,
+        config: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<CallOverrides> {
+        let mut doc = match config {
+            Some(dict) => {
+                from_py(dict.as_any(), "", Numbers::Plain).map_err(|e| value_config_error(py, e))?
+            }
+            None => Value::Object(serde_json::Map::new()),
+        };
+        let Value::Object(map) = &mut doc else {
+            return Err(pyo3::exceptions::PyTypeError::new_err(
+                "overrides take keywords",
+            ));
+        };
+        if let Some(other) = map.keys().find(|k| *k != "max_attempts" && *k != "backoff") {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "only max_attempts and backoff can be set per call, not {other}; \
+                 build another Policy for the rest"
+            )));
+        }
+        let given = (
+            map.contains_key("max_attempts"),
+            map.contains_key("backoff"),
+        );
+        map.insert("seed".to_owned(), Value::from(0_u64));
+        let parsed = schema::config(doc).map_err(|e| config_error(py, &e))?;
+        let inner = self
+            .lock()
+            .overrides(
+                given.0.then_some(parsed.max_attempts),
+                given.1.then_some(parsed.backoff),
+            )
+            .map_err(|e| py_config_error(py, &e))?;
+        Ok(CallOverrides { inner })
+    }
+
     /// The records sink given at construction.
     #[getter]
     fn records(&self, py: Python<'_>) -> Option<Py<PyAny>> {
@@ -176,7 +223,8 @@ impl Policy {
     }
 
     /// Starts a logical operation at `now` (monotonic seconds).
-    #[pyo3(signature = (now, operation="", *, scope="", idempotent=None, method=None, key=None))]
+    #[pyo3(signature = (now, operation="", *, scope="", idempotent=None, method=None, key=None, overrides=None))]
+    #[allow(clippy::too_many_arguments)]
     fn start(
         slf: &Bound<'_, Self>,
         now: f64,
@@ -185,15 +233,23 @@ impl Policy {
         idempotent: Option<bool>,
         method: Option<&str>,
         key: Option<&str>,
+        overrides: Option<PyRef<'_, CallOverrides>>,
     ) -> Call {
-        let spec = spec(operation, scope, idempotent, method, key);
+        let spec = spec(
+            operation,
+            scope,
+            idempotent,
+            method,
+            key,
+            overrides.as_deref(),
+        );
         let call = slf.get().lock().start(instant(now), spec);
         Call::new(slf.clone().unbind(), call)
     }
 
     /// `start` and the first `admit` in one step (the host runtime's hot
     /// path); check `call.admitted`.
-    #[pyo3(signature = (now, operation="", scope="", idempotent=None, key=None))]
+    #[pyo3(signature = (now, operation="", scope="", idempotent=None, key=None, overrides=None))]
     fn begin(
         slf: &Bound<'_, Self>,
         now: f64,
@@ -201,8 +257,16 @@ impl Policy {
         scope: &str,
         idempotent: Option<bool>,
         key: Option<&str>,
+        overrides: Option<PyRef<'_, CallOverrides>>,
     ) -> Call {
-        let spec = spec(operation, scope, idempotent, None, key);
+        let spec = spec(
+            operation,
+            scope,
+            idempotent,
+            None,
+            key,
+            overrides.as_deref(),
+        );
         let at = instant(now);
         let (call, admission) = {
             let mut policy = slf.get().lock();

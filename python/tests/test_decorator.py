@@ -137,9 +137,11 @@ def test_shared_policy_breaker_fails_fast(clock: stoic.VirtualClock) -> None:
     assert b.calls == 0
 
 
-def test_policy_and_config_are_exclusive() -> None:
-    with pytest.raises(TypeError):
-        stoic.retry(policy=stoic.Policy(), max_attempts=2)
+def test_a_shared_policy_takes_only_per_call_settings() -> None:
+    with pytest.raises(TypeError, match="only max_attempts and backoff"):
+        stoic.retry(policy=stoic.Policy(), breaker=None)
+    with pytest.raises(TypeError, match="records= belongs to the policy"):
+        stoic.retry(policy=stoic.Policy(), records="logging")
 
 
 def test_httpx_status_errors_use_status_and_hints(
@@ -446,3 +448,39 @@ def test_circuit_open_says_when_it_may_close(clock: stoic.VirtualClock) -> None:
         down()
     assert info.value.reason == "circuit_open"
     assert "may let a call through again in 60.000 s" in info.value.observation
+
+
+def test_a_shared_policy_takes_per_call_attempts_and_backoff(clock: stoic.VirtualClock) -> None:
+    policy = stoic.Policy(budget={"ratio": None})
+    calls = 0
+
+    @stoic.retry(
+        policy=policy, scope="svc", max_attempts=2, backoff={"strategy": "constant", "base": 0.5}
+    )
+    def twice() -> None:
+        nonlocal calls
+        calls += 1
+        raise ConnectionRefusedError()
+
+    with pytest.raises(stoic.RetryError) as info:
+        twice()
+    assert info.value.reason == "attempts_exhausted"
+    assert calls == 2
+    assert clock.sleeps == [0.5]
+    # The breaker is still the shared policy's: three more failures open it.
+    for _ in range(2):
+        with pytest.raises(stoic.RetryError):
+            twice()
+    assert policy.breaker_state("svc") == "open"
+
+
+def test_per_call_overrides_are_checked_and_limited(clock: stoic.VirtualClock) -> None:
+    policy = stoic.Policy()
+    with pytest.raises(stoic.ConfigError) as info:
+        stoic.retry(policy=policy, max_attempts=0)
+    assert info.value.field == "max_attempts"
+    with pytest.raises(stoic.ConfigError) as backoff:
+        stoic.retry(policy=policy, backoff={"base": 10, "cap": 1})
+    assert backoff.value.field.startswith("backoff")
+    with pytest.raises(TypeError, match="only max_attempts and backoff"):
+        stoic.retry(policy=policy, timeouts={"total": 5})

@@ -77,6 +77,15 @@ pub struct CorePolicy {
     plan: Box<[f64; PLAN_SLOTS]>,
 }
 
+/// The per-call settings `startWith` takes (the core's names; the binding
+/// reads camelCase keys as everywhere).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OverridesWire {
+    max_attempts: Option<u32>,
+    backoff: Option<stoic_core::backoff::BackoffSpec>,
+}
+
 /// Slots of the plan area: the last admission's attempt number (0: not
 /// admitted), its timeout in ms (-1: unbounded), and the last decision's
 /// delay in ms (-1: not a retry).
@@ -218,6 +227,44 @@ impl CorePolicy {
         let call = self.inner.start(instant(now), spec);
         drop((operation, scope, key));
         self.insert(call)
+    }
+
+    /// `startNamed` with per-call settings: `overrides` is `{ maxAttempts,
+    /// backoff }` (either may be absent), checked as the policy's own config
+    /// would be; the breaker and the budget stay the policy's.
+    #[wasm_bindgen(js_name = startWith)]
+    pub fn start_with(
+        &mut self,
+        now: f64,
+        operation_len: i32,
+        scope_len: i32,
+        idempotent: bool,
+        key_len: i32,
+        given: JsValue,
+    ) -> Result<u32, JsValue> {
+        let wire: OverridesWire = read_part(&given)?;
+        let overrides = self
+            .inner
+            .overrides(wire.max_attempts, wire.backoff)
+            .map_err(|e| config_error(&e, &given))?;
+        let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
+        let scope_at = step(operation_len);
+        let scope = text_at(&self.text, scope_at, scope_len).unwrap_or_default();
+        let key = text_at(
+            &self.text,
+            scope_at.saturating_add(step(scope_len)),
+            key_len,
+        );
+        let mut spec = CallSpec::new(&operation)
+            .in_scope(&scope)
+            .idempotent(idempotent)
+            .with_overrides(&overrides);
+        if let Some(key) = key.as_deref() {
+            spec = spec.with_key(key);
+        }
+        let call = self.inner.start(instant(now), spec);
+        drop((operation, scope, key));
+        Ok(self.insert(call))
     }
 
     /// Frees a call's slot. Closing twice is harmless.

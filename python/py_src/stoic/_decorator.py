@@ -85,7 +85,9 @@ def retry(
 
     Config keywords (``max_attempts=3``, ``backoff={"base": 0.1}``,
     ``timeouts={"total": 10}``, ...) build a private ``Policy``; or pass a
-    shared ``policy=``, whose breakers and budgets every user shares.
+    shared ``policy=``, whose breakers and budgets every user shares, with
+    this function's own ``max_attempts`` and ``backoff`` if it needs them
+    (other keywords belong to the policy and are a ``TypeError``).
     Network exceptions (``ConnectionError``, ``TimeoutError``, ``OSError``
     errnos, httpx and requests errors) are classified by kind and status;
     ``on=`` marks more exceptions transient; ``classify=`` maps an
@@ -144,7 +146,7 @@ def _names(fn: Callable[..., Any], s: Settings) -> tuple[str, Any, Any]:
 def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
     policy, begin, records = s.policy, s.policy.begin, s.records
     operation, scope, key = _names(fn, s)
-    idempotent, fixed_clock = s.idempotent, s.clock
+    idempotent, fixed_clock, overrides = s.idempotent, s.clock, s.overrides
     on, classify, validate = s.on, s.classify, s.validate
     scope_of = scope if callable(scope) else None
     key_of = key if callable(key) else None
@@ -155,7 +157,7 @@ def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
         now = clock.monotonic
         call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
         call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-        call = begin(now(), operation, call_scope, idempotent, call_key)
+        call = begin(now(), operation, call_scope, idempotent, call_key, overrides)
         try:
             last_exception: BaseException | None = None
             last_result: Any = None
@@ -218,7 +220,7 @@ def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
 def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[..., Any]:
     policy, begin, records = s.policy, s.policy.begin, s.records
     operation, scope, key = _names(fn, s)
-    idempotent, fixed_clock = s.idempotent, s.clock
+    idempotent, fixed_clock, overrides = s.idempotent, s.clock, s.overrides
     on, classify, validate = s.on, s.classify, s.validate
     scope_of = scope if callable(scope) else None
     key_of = key if callable(key) else None
@@ -229,7 +231,7 @@ def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[.
         now = clock.monotonic
         call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
         call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-        call = begin(now(), operation, call_scope, idempotent, call_key)
+        call = begin(now(), operation, call_scope, idempotent, call_key, overrides)
         try:
             last_exception: BaseException | None = None
             last_result: Any = None

@@ -112,7 +112,7 @@ class Retrying:
         s = self._settings
         key = s.key() if callable(s.key) else s.key
         scope = s.scope() if callable(s.scope) else s.scope
-        return s.policy.begin(clock.monotonic(), s.operation, scope, s.idempotent, key)
+        return s.policy.begin(clock.monotonic(), s.operation, scope, s.idempotent, key, s.overrides)
 
     def __iter__(self) -> Iterator[Attempt]:
         s = self._settings

@@ -14,7 +14,7 @@ from typing import Any
 from ._classify import Classifier, Outcome, normalize_on
 from ._clock import Clock
 from ._errors import RetryError
-from ._stoic import Call, Policy
+from ._stoic import Call, CallOverrides, Policy
 
 __all__ = ["Settings", "failure", "note", "report", "stopped"]
 
@@ -29,6 +29,7 @@ class Settings:
         "key",
         "on",
         "operation",
+        "overrides",
         "policy",
         "records",
         "reraise",
@@ -63,11 +64,17 @@ class Settings:
             validate=validate,
             reraise=reraise,
         )
+        overrides: CallOverrides | None = None
         if policy is None:
             policy = Policy(records=records, **config)
-        elif config or records is not None:
-            raise TypeError("give either policy= or config keywords (and records=), not both")
+        elif records is not None:
+            raise TypeError("records= belongs to the policy: give it to stoic.Policy(records=...)")
+        elif config:
+            # A shared policy with this call's own attempts and backoff; its
+            # breakers and budgets stay shared. Other keys are a TypeError.
+            overrides = policy.overrides(**config)
         self.policy = policy
+        self.overrides = overrides
         self.records = policy.records
         self.operation = operation
         self.scope = scope

@@ -8,6 +8,7 @@ __all__ = [
     "Backoff",
     "Breaker",
     "Call",
+    "CallOverrides",
     "LogRecord",
     "Metrics",
     "Permit",
@@ -42,6 +43,11 @@ CORE_VERSION: str
 _Headers = Mapping[str, str] | Iterable[tuple[str, str]] | None
 
 @final
+class CallOverrides:
+    @property
+    def max_attempts(self) -> int | None: ...
+
+@final
 class Policy:
     def __new__(cls, *, records: Any = None, **config: Any) -> Policy: ...
     @staticmethod
@@ -50,6 +56,7 @@ class Policy:
     def config(self) -> dict[str, Any]: ...
     @property
     def records(self) -> Any: ...
+    def overrides(self, **config: Any) -> CallOverrides: ...
     def start(
         self,
         now: float,
@@ -59,6 +66,7 @@ class Policy:
         idempotent: bool | None = None,
         method: str | None = None,
         key: str | None = None,
+        overrides: CallOverrides | None = None,
     ) -> Call: ...
     def begin(
         self,
@@ -67,6 +75,7 @@ class Policy:
         scope: str = "",
         idempotent: bool | None = None,
         key: str | None = None,
+        overrides: CallOverrides | None = None,
     ) -> Call: ...
     def before_attempt(self, now: float, call: Call) -> dict[str, Any]: ...
     def on_outcome(

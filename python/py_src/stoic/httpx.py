@@ -128,6 +128,7 @@ class _Base:
             scope=scope,
             idempotent=safe,
             key=key if trust_key else None,
+            overrides=self._settings.overrides,
         )
 
     @staticmethod

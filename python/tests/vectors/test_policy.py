@@ -70,6 +70,7 @@ def test_scenario(scenario: dict[str, Any]) -> None:
         op = step["op"]
         if op == "start":
             spec = step["spec"]
+            per_call = {k: py_form(spec[k]) for k in ("max_attempts", "backoff") if k in spec}
             calls[name] = policy.start(
                 now,
                 spec.get("operation", ""),
@@ -77,6 +78,7 @@ def test_scenario(scenario: dict[str, Any]) -> None:
                 idempotent=spec.get("idempotent"),
                 method=spec.get("method"),
                 key=spec.get("idempotency_key"),
+                overrides=policy.overrides(**per_call) if per_call else None,
             )
         elif op == "before_attempt":
             check(context, policy.before_attempt(now, calls[name]), step)
