@@ -37,20 +37,14 @@ interface Coded {
   response?: { status?: unknown; headers?: unknown } | null;
 }
 
-/** Follows `cause` a few levels: undici and many clients wrap the socket error. */
-function* chain(error: unknown): Generator<Coded> {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    yield current as Coded;
-    current = (current as Coded).cause;
-  }
-}
-
+/** A network error code on the error or a few levels down its `cause` chain (undici and many clients wrap the socket error). */
 function networkCode(error: unknown): NetworkErrorKind | undefined {
   const codes = hostTables().errorCodes;
-  for (const link of chain(error)) {
-    const code = link.code;
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
+    const code = (current as Coded).code;
     if (typeof code === 'string' && Object.hasOwn(codes, code)) return codes[code];
+    current = (current as Coded).cause;
   }
   return undefined;
 }
