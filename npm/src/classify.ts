@@ -114,6 +114,9 @@ export function outcomeOfError(error: unknown): Outcome {
   const name = (error as Coded | null)?.name;
   if (name === 'TimeoutError') return { kind: 'network', network: 'read_timeout', detail };
   if (error instanceof TypeError && FETCH_FAILED.test(error.message)) {
+    // `redirect: 'error'` meeting a redirect: the same request fails the same way.
+    const cause = (error as Coded).cause as Coded | undefined;
+    if (cause?.message === 'unexpected redirect') return { kind: 'error', class: 'deterministic', detail };
     return { kind: 'network', network: 'unknown', detail };
   }
   return statusOutcome(error) ?? { kind: 'error', class: hostTables().unknownErrorClass, detail };

@@ -184,6 +184,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
 
     const signal = requestInit.signal ?? request?.signal ?? undefined;
     signal?.throwIfAborted();
+    policy.opened();
     const handle = startNamed(
       policy,
       now(),
@@ -257,6 +258,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       // Ends a call a hook's exception left open, so it gives back its breaker permit.
       core.close(handle);
       policy.flush();
+      policy.closed();
     }
   };
 }

@@ -4,31 +4,61 @@ import { text as textParam } from './guard.js';
 import { packHeaders } from './headers.js';
 import type { BackoffStrategy, HeadersLike, ServerHint } from './types.js';
 
-/** JSON text of a value; non-finite numbers have no JSON form, so they throw. */
-function jsonOf(value: unknown): string {
-  const text = JSON.stringify(value, (_key, member: unknown) => {
-    if (typeof member === 'number' && !Number.isFinite(member)) {
-      const error = new TypeError(`${member} has no JSON form`);
-      Object.assign(error, { code: 'number_out_of_range' });
-      throw error;
-    }
-    if (typeof member === 'number' && Number.isInteger(member) && Math.abs(member) > 2 ** 53 && Math.abs(member) < 1e21) {
+/** The most nesting a value may have (the core's bound for JSON text). */
+const MAX_DEPTH = 128;
+
+function inputError(code: string, message: string): Error {
+  const error = new Error(message);
+  error.name = 'InputError';
+  return Object.assign(error, { code });
+}
+
+/**
+ * Checks a value before it becomes JSON, bounded before it recurses: a value
+ * nested deeper than the core accepts, one that contains itself, and values
+ * JSON would silently drop or empty (functions, symbols, `undefined` members,
+ * `Map`, `Set`) are refused, so two different values never share a key.
+ */
+function check(value: unknown, open: unknown[]): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw inputError('number_out_of_range', `${value} has no JSON form`);
+    if (Number.isInteger(value) && Math.abs(value) > 2 ** 53 && Math.abs(value) < 1e21) {
       // Between 2^53 and 1e21 JSON writes a number as an integer: it may be an
-      // id the parser already rounded, so refuse it (past 1e21 it is written
-      // as a float, 1e+21, and is one).
-      const error = new TypeError(`${member} is beyond 2^53, where integers lose digits: pass it as a string`);
-      Object.assign(error, { code: 'number_out_of_range' });
-      throw error;
+      // id the parser already rounded (past 1e21 it is written as a float).
+      throw inputError('number_out_of_range', `${value} is beyond 2^53, where integers lose digits: pass it as a string`);
     }
-    if (typeof member === 'bigint') {
-      // A BigInt is exact; as a JSON number it would be a double standing for many integers.
-      const error = new TypeError(`the BigInt ${member} has no exact JSON number form: pass it as a string`);
-      Object.assign(error, { code: 'number_out_of_range' });
-      throw error;
+    return;
+  }
+  if (typeof value === 'bigint') {
+    throw inputError('number_out_of_range', `the BigInt ${value} has no exact JSON number form: pass it as a string`);
+  }
+  if (typeof value !== 'object') throw inputError('invalid_json', `a ${typeof value} has no JSON form`);
+  if (open.includes(value)) throw inputError('cyclic', 'the value contains itself; it has no JSON form');
+  if (open.length >= MAX_DEPTH) throw inputError('too_deep', `the value is nested deeper than ${MAX_DEPTH} levels`);
+  if (value instanceof Map || value instanceof Set) {
+    throw inputError('invalid_json', `a ${value.constructor.name} has no JSON form (JSON would write it as {})`);
+  }
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return; // a Date, say: JSON's own form
+  open.push(value);
+  if (Array.isArray(value)) {
+    for (const item of value) check(item ?? null, open);
+  } else {
+    for (const item of Object.values(value)) {
+      if (item === undefined || typeof item === 'function' || typeof item === 'symbol') {
+        throw inputError('invalid_json', `a member that is ${typeof item} has no JSON form`);
+      }
+      check(item, open);
     }
-    return member;
-  });
-  if (text === undefined) throw new TypeError('the value has no JSON form');
+  }
+  open.pop();
+}
+
+/** JSON text of a value, checked first (see `check`). */
+function jsonOf(value: unknown): string {
+  check(value, []);
+  const text = JSON.stringify(value);
+  if (text === undefined) throw inputError('invalid_json', 'the value has no JSON form');
   return text;
 }
 

@@ -57,12 +57,9 @@ export interface CallSpec {
 
 const finalizer =
   typeof FinalizationRegistry === 'function'
-    ? new FinalizationRegistry<{ core: CorePolicy; handle: number }>(({ core, handle }) => {
-        try {
-          core.close(handle);
-        } catch {
-          // The policy was freed first: its calls went with it.
-        }
+    ? new FinalizationRegistry<{ policy: Policy; handle: number }>(({ policy, handle }) => {
+        policy.core.close(handle);
+        policy.closed();
       })
     : undefined;
 
@@ -93,17 +90,35 @@ export class Policy {
    * Releases the policy's wasm memory now (its breakers, budgets, metrics
    * and any open calls) instead of when the garbage collector gets to it:
    * call it when a policy's life ends with a request (a Worker that builds
-   * one per request). Using the policy afterwards throws. Freeing twice is
-   * harmless. Also `[Symbol.dispose]`, so `using policy = new Policy()`
+   * one per request). Calls still running finish first: the memory goes
+   * when the last ends. Starting a call afterwards throws an `InputError`
+   * (`code: 'misuse'`). Freeing twice is harmless. Also `[Symbol.dispose]`, so `using policy = new Policy()`
    * works where the runtime has `Symbol.dispose`.
    */
   free(): void {
     if (this.#freed) return;
     this.#freed = true;
-    this.core.free();
+    if (this.#open === 0) this.core.free();
   }
 
   #freed = false;
+  /** Calls started and not yet ended: `free()` waits for them. */
+  #open = 0;
+
+  /** @internal A call began: the policy's memory must outlive it. */
+  opened(): void {
+    if (this.#freed) {
+      const error = new Error('this policy was freed');
+      throw Object.assign(error, { name: 'InputError', code: 'misuse' });
+    }
+    this.#open += 1;
+  }
+
+  /** @internal A call ended: a `free()` asked for meanwhile happens now. */
+  closed(): void {
+    this.#open -= 1;
+    if (this.#open === 0 && this.#freed) this.core.free();
+  }
 
   /** Pairs a monotonic reading with Unix ms, for log timestamps (done at construction). */
   setWallClock(now: number, wallMs: number): void {
@@ -125,8 +140,13 @@ export class Policy {
       spec.maxAttempts === undefined && spec.backoff === undefined
         ? undefined
         : { maxAttempts: spec.maxAttempts, backoff: spec.backoff };
-    const handle = startNamed(this, now, spec.operation ?? '', spec.scope ?? '', idempotent, spec.idempotencyKey, overrides);
-    return new Call(this, handle);
+    this.opened();
+    try {
+      return new Call(this, startNamed(this, now, spec.operation ?? '', spec.scope ?? '', idempotent, spec.idempotencyKey, overrides));
+    } catch (error) {
+      this.closed();
+      throw error;
+    }
   }
 
   /** From now on no attempt is admitted and no retry scheduled. */
@@ -207,7 +227,7 @@ export class Call {
   constructor(policy: Policy, handle: number) {
     this.#policy = policy;
     this.#handle = handle;
-    finalizer?.register(this, { core: policy.core, handle }, this);
+    finalizer?.register(this, { policy, handle }, this);
   }
 
   #live(): number {
@@ -257,6 +277,7 @@ export class Call {
     finalizer?.unregister(this);
     this.#policy.core.close(this.#handle);
     this.#handle = -1;
+    this.#policy.closed();
   }
 }
 

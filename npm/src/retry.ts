@@ -126,9 +126,16 @@ export async function retry<T>(
   // number and timeout are then read from the plan area, not by calls.
   let t = now();
   const plan = policy.plan;
-  const handle = named
+  policy.opened();
+  let handle: number;
+  try {
+    handle = named
     ? startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey, overrides)
     : core.begin(t, idempotent);
+  } catch (error) {
+    policy.closed(); // bad per-call settings: nothing was started
+    throw error;
+  }
   let attempt = named ? -1 : plan.attempt;
   let open = true;
   const key = options.idempotencyKey ?? null;
@@ -191,6 +198,7 @@ export async function retry<T>(
   } finally {
     if (open) core.close(handle);
     policy.flush();
+    policy.closed();
   }
 }
 

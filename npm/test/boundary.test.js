@@ -14,6 +14,7 @@ import {
   parseRetryAfter,
   payloadFingerprint,
   Policy,
+  retry,
   ServerIdempotency,
 } from '../dist/node.js';
 
@@ -118,6 +119,43 @@ test('free() releases a policy at once; using it afterwards throws, freeing twic
   call.beforeAttempt();
   policy.free();
   policy.free();
-  assert.throws(() => policy.start({ operation: 'y' }));
+  assert.throws(() => policy.start({ operation: 'y' }), { code: 'misuse' });
   assert.equal(typeof Policy.prototype[Symbol.dispose], 'function');
+});
+
+test('canonicalJson and idempotencyKey refuse deep, cyclic and lossy values with an InputError', async () => {
+  const { InputError } = await import('../dist/node.js');
+  let deep = [];
+  for (let i = 0; i < 20_000; i++) deep = [deep];
+  const cyclic = [1];
+  cyclic.push(cyclic);
+  const cases = [
+    [deep, 'too_deep'],
+    [cyclic, 'cyclic'],
+    [{ m: new Map([[1, 2]]) }, 'invalid_json'],
+    [{ s: new Set([1]) }, 'invalid_json'],
+    [{ f: () => 1 }, 'invalid_json'],
+    [{ id: 10n }, 'number_out_of_range'],
+    [{ id: Number.NaN }, 'number_out_of_range'],
+  ];
+  for (const [value, code] of cases) {
+    for (const fn of [() => canonicalJson(value), () => idempotencyKey('r', 's', value)]) {
+      const error = typed(fn, code);
+      assert.ok(error instanceof InputError, String(error));
+    }
+  }
+  const shared = { a: 1 };
+  assert.equal(canonicalJson({ x: shared, y: shared }), '{"x":{"a":1},"y":{"a":1}}');
+});
+
+test('free() while a retry() runs waits for it: the result is not lost', async () => {
+  const policy = new Policy({ seed: 1 });
+  const running = retry(async () => {
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    return 'ok';
+  }, { policy, operation: 'y' });
+  policy.free();
+  assert.equal(await running, 'ok');
+  const error = typed(() => policy.start({ operation: 'z' }), 'misuse');
+  assert.equal(error.name, 'InputError');
 });

@@ -144,8 +144,8 @@ test('odd numbers on the hot path never trap: NaN, negative and huge times', () 
 });
 
 test('helpers reject what JSON cannot say', () => {
-  assert.throws(() => canonicalJson(NaN), TypeError);
-  assert.throws(() => canonicalJson(undefined), TypeError);
+  assert.throws(() => canonicalJson(NaN), { name: 'InputError', code: 'number_out_of_range' });
+  assert.throws(() => canonicalJson(undefined), { name: 'InputError', code: 'invalid_json' });
   assert.equal(canonicalJson({ b: [1e21, -0], a: 'é' }), '{"a":"é","b":[1e+21,0]}');
 });
 

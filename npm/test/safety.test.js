@@ -264,3 +264,17 @@ test('a shared policy takes per-call maxAttempts and backoff; its breaker stays 
   assert.equal(policy.breakerState('svc'), 'open');
   await assert.rejects(retry(() => 1, { policy, maxAttempts: 0 }), (e) => e.code === 'out_of_range' && e.field === 'maxAttempts');
 });
+
+test("redirect: 'error' meeting a redirect is not retried and does not open the host's breaker", async () => {
+  const local = await startServer({ '/redir': [{ status: 302, headers: { location: '/x' }, body: '' }], '/ok': [{ body: 'fine' }] });
+  try {
+    const fetch = createFetch({ policy: new Policy({ seed: 3 }), sleep: noSleep });
+    const error = await fetch(local.url('/redir'), { redirect: 'error' }).catch((e) => e);
+    assert.ok(error instanceof RetryError);
+    assert.equal(error.code, 'not_retryable');
+    assert.equal(local.hits('/redir'), 1);
+    assert.equal(await (await fetch(local.url('/ok'))).text(), 'fine');
+  } finally {
+    await local.close();
+  }
+});

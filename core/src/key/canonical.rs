@@ -19,7 +19,7 @@ pub const MAX_DEPTH: usize = 128;
 
 /// 2^53: past it, a double cannot hold every integer, so two distinct
 /// integer literals can canonicalize to one number.
-const MAX_EXACT_INTEGER: f64 = 9_007_199_254_740_992.0;
+const MAX_EXACT_INTEGER: u128 = 1 << 53;
 
 /// Rewrites JSON text into its RFC 8785 canonical form.
 ///
@@ -268,7 +268,7 @@ impl Parser<'_> {
         let integer = !literal.contains(['.', 'e', 'E']);
         if self.exact_integers
             && integer
-            && value.abs() > MAX_EXACT_INTEGER
+            && beyond_exact_range(literal)
             && !is_exact(literal, value)
             && es6_number(value).as_deref() != Some(literal)
         {
@@ -392,6 +392,16 @@ impl Parser<'_> {
         }
         Ok(unit)
     }
+}
+
+/// Whether the integer `literal` is beyond +/-2^53, judged on its digits:
+/// the parsed double cannot tell, since 2^53 + 1 rounds to 2^53.
+fn beyond_exact_range(literal: &str) -> bool {
+    let digits = literal.trim_start_matches('-');
+    digits.len() > 38
+        || digits
+            .parse::<u128>()
+            .map_or(true, |n| n > MAX_EXACT_INTEGER)
 }
 
 /// Whether the integer `literal` is exactly the double `value` it parsed

@@ -23,6 +23,18 @@ def test_canonical_json_text_cases() -> None:
         assert parts.canonical_json_text(got) == got, case["name"]
 
 
+def _holds_an_inexact_int(value: object) -> bool:
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, int):
+        return abs(value) > 2**53 and float(value) != value
+    if isinstance(value, list):
+        return any(_holds_an_inexact_int(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_an_inexact_int(v) for v in value.values())
+    return False
+
+
 def test_canonical_json_of_python_values() -> None:
     # The same documents as Python values (where Python's json can hold them).
     doc = load("jcs.json", "canonical_json")
@@ -34,7 +46,14 @@ def test_canonical_json_of_python_values() -> None:
             continue
         if "\\ud8" in case["input"].lower() or "\\udc" in case["input"].lower():
             continue  # lone surrogates have no Python str form
-        assert stoic.canonical_json(value) == case["expected"], case["name"]
+        if _holds_an_inexact_int(value):
+            # A Python int is exact: one a double cannot hold is refused here
+            # (the text form above still reads it as a double, as RFC 8785 says).
+            with pytest.raises(stoic.InputError) as info:
+                stoic.canonical_json(value)
+            assert info.value.code == "number_out_of_range", case["name"]
+        else:
+            assert stoic.canonical_json(value) == case["expected"], case["name"]
         checked += 1
     assert checked >= 6
 
