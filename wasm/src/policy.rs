@@ -77,6 +77,41 @@ pub struct CorePolicy {
     plan: Box<[f64; PLAN_SLOTS]>,
 }
 
+impl CorePolicy {
+    /// Starts a call named by the text area: `operation`, then `scope`,
+    /// then the idempotency key (`key_len` -1: none), each `*_len` bytes.
+    fn start_from_text(
+        &mut self,
+        now: f64,
+        operation_len: i32,
+        scope_len: i32,
+        idempotent: bool,
+        key_len: i32,
+        overrides: Option<&stoic_core::CallOverrides>,
+    ) -> u32 {
+        let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
+        let scope_at = step(operation_len);
+        let scope = text_at(&self.text, scope_at, scope_len).unwrap_or_default();
+        let key = text_at(
+            &self.text,
+            scope_at.saturating_add(step(scope_len)),
+            key_len,
+        );
+        let mut spec = CallSpec::new(&operation)
+            .in_scope(&scope)
+            .idempotent(idempotent);
+        if let Some(key) = key.as_deref() {
+            spec = spec.with_key(key);
+        }
+        if let Some(overrides) = overrides {
+            spec = spec.with_overrides(overrides);
+        }
+        let call = self.inner.start(instant(now), spec);
+        drop((operation, scope, key));
+        self.insert(call)
+    }
+}
+
 /// The per-call settings `startWith` takes (the core's names; the binding
 /// reads camelCase keys as everywhere).
 #[derive(serde::Deserialize)]
@@ -210,23 +245,7 @@ impl CorePolicy {
         idempotent: bool,
         key_len: i32,
     ) -> u32 {
-        let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
-        let scope_at = step(operation_len);
-        let scope = text_at(&self.text, scope_at, scope_len).unwrap_or_default();
-        let key = text_at(
-            &self.text,
-            scope_at.saturating_add(step(scope_len)),
-            key_len,
-        );
-        let mut spec = CallSpec::new(&operation)
-            .in_scope(&scope)
-            .idempotent(idempotent);
-        if let Some(key) = key.as_deref() {
-            spec = spec.with_key(key);
-        }
-        let call = self.inner.start(instant(now), spec);
-        drop((operation, scope, key));
-        self.insert(call)
+        self.start_from_text(now, operation_len, scope_len, idempotent, key_len, None)
     }
 
     /// `startNamed` with per-call settings: `overrides` is `{ maxAttempts,
@@ -247,24 +266,14 @@ impl CorePolicy {
             .inner
             .overrides(wire.max_attempts, wire.backoff)
             .map_err(|e| config_error(&e, &given))?;
-        let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
-        let scope_at = step(operation_len);
-        let scope = text_at(&self.text, scope_at, scope_len).unwrap_or_default();
-        let key = text_at(
-            &self.text,
-            scope_at.saturating_add(step(scope_len)),
+        Ok(self.start_from_text(
+            now,
+            operation_len,
+            scope_len,
+            idempotent,
             key_len,
-        );
-        let mut spec = CallSpec::new(&operation)
-            .in_scope(&scope)
-            .idempotent(idempotent)
-            .with_overrides(&overrides);
-        if let Some(key) = key.as_deref() {
-            spec = spec.with_key(key);
-        }
-        let call = self.inner.start(instant(now), spec);
-        drop((operation, scope, key));
-        Ok(self.insert(call))
+            Some(&overrides),
+        ))
     }
 
     /// Frees a call's slot. Closing twice is harmless.
