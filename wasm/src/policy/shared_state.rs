@@ -1,0 +1,113 @@
+//! The shared state a `CorePolicy` keeps across calls, as the host reads it:
+//! draining, events, breakers, budgets, metrics, snapshots.
+
+use stoic_core::{Instant, PolicyState};
+use wasm_bindgen::prelude::wasm_bindgen;
+use wasm_bindgen::JsValue;
+
+use crate::convert::{serialize, set};
+use crate::errors::{config_error, usage_error};
+use crate::units::{instant, opt_ms};
+
+use super::CorePolicy;
+
+#[wasm_bindgen]
+impl CorePolicy {
+    /// No new attempts or retries from now on.
+    pub fn drain(&mut self) {
+        self.inner.drain();
+    }
+
+    /// Whether `drain` was called.
+    #[wasm_bindgen(js_name = isDraining)]
+    pub fn is_draining(&self) -> bool {
+        self.inner.is_draining()
+    }
+
+    /// The oldest queued event as an object, or `undefined`. A log event's
+    /// record also carries `line` (the one-line JSON) and `text`.
+    #[wasm_bindgen(js_name = pollEvent)]
+    pub fn poll_event(&mut self) -> JsValue {
+        let Some(event) = self.inner.poll_event() else {
+            return JsValue::UNDEFINED;
+        };
+        let value = serialize(&event);
+        if let stoic_core::Event::Log { record, .. } = &event {
+            if let Ok(object) = js_sys::Reflect::get(&value, &JsValue::from_str("record")) {
+                let object: js_sys::Object = object.into();
+                set(&object, "line", &JsValue::from_str(&record.to_json_line()));
+                set(&object, "text", &JsValue::from_str(&record.to_string()));
+            }
+        }
+        value
+    }
+
+    /// Events waiting to be polled.
+    #[wasm_bindgen(js_name = pendingEvents)]
+    pub fn pending_events(&self) -> u32 {
+        u32::try_from(self.inner.pending_events()).unwrap_or(u32::MAX)
+    }
+
+    /// Events dropped because the queue was full.
+    #[wasm_bindgen(js_name = droppedEvents)]
+    pub fn dropped_events(&self) -> f64 {
+        opt_ms(Some(self.inner.dropped_events()))
+    }
+
+    /// When shared state next changes by itself (ms), -1 if never.
+    #[wasm_bindgen(js_name = nextTimeout)]
+    pub fn next_timeout(&self) -> f64 {
+        opt_ms(self.inner.next_timeout().map(Instant::as_millis))
+    }
+
+    /// The breaker state code of `scope`, if it has a breaker.
+    #[wasm_bindgen(js_name = breakerState)]
+    pub fn breaker_state(&self, scope: &str) -> Option<String> {
+        self.inner.breaker_state(scope).map(|s| s.code().to_owned())
+    }
+
+    /// The retry budgets' status in `scope`, or null for an unknown scope.
+    #[wasm_bindgen(js_name = budgetStatus)]
+    pub fn budget_status(&self, now: f64, scope: &str) -> JsValue {
+        self.inner
+            .budget_status(instant(now), scope)
+            .map_or(JsValue::NULL, |s| serialize(&s))
+    }
+
+    /// Metrics per scope: an object keyed by scope name (names kept as given).
+    pub fn metrics(&self) -> JsValue {
+        let object = js_sys::Object::new();
+        for (scope, snapshot) in self.inner.metrics() {
+            set(&object, &scope, &serialize(&snapshot));
+        }
+        object.into()
+    }
+
+    /// Metrics of all scopes added together.
+    #[wasm_bindgen(js_name = metricsTotal)]
+    pub fn metrics_total(&self) -> JsValue {
+        serialize(&self.inner.metrics_total())
+    }
+
+    /// The shared state as versioned JSON text (the core's wire form, the
+    /// same in every language), for storage between invocations.
+    pub fn snapshot(&self) -> String {
+        // `PolicyState::to_json`, instantiated here (size-first, like the
+        // inlined `Config::from_json`) rather than in the speed-first core.
+        serde_json::to_string(&self.inner.snapshot_state()).unwrap_or_default()
+    }
+
+    /// Restores state saved by `snapshot`; returns `{restored, reset}`.
+    pub fn restore(&mut self, text: &str) -> Result<JsValue, JsValue> {
+        // Plain serde_json (no field paths): snapshot text is machine-made,
+        // and path tracking for every state type would double this module.
+        // `restore_state` checks the version.
+        let state: PolicyState = serde_json::from_str(text)
+            .map_err(|e| usage_error("invalid_snapshot", &e.to_string()))?;
+        let report = self
+            .inner
+            .restore_state(state)
+            .map_err(|e| config_error(&e, &JsValue::UNDEFINED))?;
+        Ok(serialize(&report))
+    }
+}
