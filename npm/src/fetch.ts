@@ -21,6 +21,7 @@ import { sleep as defaultSleep } from './clock.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
 import { RetryError } from './errors.js';
+import { knownOptions } from './guard.js';
 import { checked, Policy, report, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
 import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
@@ -128,18 +129,8 @@ async function excerpt(response: Response, maxChars: number): Promise<string | u
   return text.length > 0 ? text : undefined;
 }
 
-function checkOptions(options: object): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError('createFetch(options): options must be an object');
-  for (const name of Object.keys(options)) {
-    if (!FACTORY_OPTIONS.has(name)) {
-      const error = new TypeError(`createFetch: unknown option "${name}" (known: ${[...FACTORY_OPTIONS].join(', ')})`);
-      throw Object.assign(error, { code: 'unknown_field', field: name });
-    }
-  }
-}
-
 export function createFetch(options: FetchOptions = {}): StoicFetch {
-  checkOptions(options);
+  knownOptions(options, FACTORY_OPTIONS, 'createFetch(options)');
   const keys = options.keys ?? true;
   const serverDeduplicates = options.serverDeduplicates ?? false;
   return async function stoicFetch(input, init = {}) {

@@ -54,3 +54,19 @@ export function httpStatus(value: unknown): number {
   Object.assign(error, { code: 'out_of_range', field: 'status' });
   throw error;
 }
+
+/**
+ * Refuses option names `known` does not hold: a misspelt option would
+ * otherwise be ignored. `call` names the function in the messages, `hint`
+ * says where other settings go.
+ */
+export function knownOptions(options: unknown, known: Set<string>, call: string, hint = ''): void {
+  if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
+  for (const name in options) {
+    if (!known.has(name)) {
+      const who = call.slice(0, call.indexOf('('));
+      const error = new TypeError(`${who}: unknown option "${name}" (known: ${[...known].join(', ')}${hint})`);
+      throw Object.assign(error, { code: 'unknown_field', field: name });
+    }
+  }
+}

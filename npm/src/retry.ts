@@ -7,6 +7,7 @@ import { AttemptContext, type Attempt } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { outcomeOfError } from './classify.js';
 import { RetryError } from './errors.js';
+import { knownOptions } from './guard.js';
 import { checked, Policy, report, startNamed } from './policy.js';
 import type { BackoffSpec, GiveUp, Outcome, OutcomeClass, Rejection, Retry } from './types.js';
 
@@ -87,25 +88,12 @@ const RETRY_OPTIONS = new Set([
   'onRetry',
 ]);
 
-/** Unknown options are mistakes (a misspelt `maxAttempts` belongs in a `Policy`): say so. */
-function checkOptions(options: object): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError('retry(fn, options): options must be an object');
-  for (const name in options) {
-    if (!RETRY_OPTIONS.has(name)) {
-      const error = new TypeError(
-        `retry: unknown option "${name}" (known: ${[...RETRY_OPTIONS].join(', ')}; other engine settings, such as timeouts, go in a Policy)`,
-      );
-      throw Object.assign(error, { code: 'unknown_field', field: name });
-    }
-  }
-}
-
 export async function retry<T>(
   fn: (attempt: Attempt) => T | PromiseLike<T>,
   options: RetryOptions<Awaited<T>> = {},
 ): Promise<Awaited<T>> {
   if (typeof fn !== 'function') throw new TypeError('retry(fn, options): fn must be a function');
-  checkOptions(options);
+  knownOptions(options, RETRY_OPTIONS, 'retry(fn, options)', '; other engine settings, such as timeouts, go in a Policy');
   const policy = options.policy ?? defaultPolicy();
   const core = policy.core;
   const now = options.now ?? policy.now;

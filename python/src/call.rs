@@ -84,6 +84,19 @@ impl Call {
         delay
     }
 
+    /// [`Call::observe`] with the failure's detail text, if any.
+    fn observe_with(
+        &mut self,
+        now: f64,
+        outcome: Outcome<'_>,
+        detail: Option<&str>,
+    ) -> Option<f64> {
+        match detail {
+            Some(detail) => self.observe(now, outcome.with_detail(detail)),
+            None => self.observe(now, outcome),
+        }
+    }
+
     fn plan(&self) -> Option<&stoic_core::AttemptPlan> {
         match &self.last {
             Last::Admission(Admission::Proceed(plan)) => Some(plan),
@@ -134,11 +147,8 @@ impl Call {
         wall_now: Option<f64>,
     ) -> PyResult<Option<f64>> {
         let pairs = header_pairs(headers)?;
-        let mut outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now));
-        if let Some(detail) = detail {
-            outcome = outcome.with_detail(detail);
-        }
-        Ok(self.observe(now, outcome))
+        let outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now));
+        Ok(self.observe_with(now, outcome, detail))
     }
 
     /// The attempt failed without a response (`kind`: `connect_refused`,
@@ -150,33 +160,24 @@ impl Call {
         kind: &str,
         detail: Option<&str>,
     ) -> PyResult<Option<f64>> {
-        let mut outcome = Outcome::network(network_kind(kind)?);
-        if let Some(detail) = detail {
-            outcome = outcome.with_detail(detail);
-        }
-        Ok(self.observe(now, outcome))
+        let outcome = Outcome::network(network_kind(kind)?);
+        Ok(self.observe_with(now, outcome, detail))
     }
 
     /// The host rejected the result as a failure of class `cls`: the retry
     /// delay, or None when over.
     #[pyo3(signature = (now, cls="transient", detail=None))]
     fn on_rejected(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
-        let mut outcome = Outcome::rejected(class(cls)?);
-        if let Some(detail) = detail {
-            outcome = outcome.with_detail(detail);
-        }
-        Ok(self.observe(now, outcome))
+        let outcome = Outcome::rejected(class(cls)?);
+        Ok(self.observe_with(now, outcome, detail))
     }
 
     /// The caller's own code raised an exception the host classified as
     /// `cls` (`detail`: its type and message): the retry delay, or None.
     #[pyo3(signature = (now, cls="deterministic", detail=None))]
     fn on_raised(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
-        let mut outcome = Outcome::raised(class(cls)?);
-        if let Some(detail) = detail {
-            outcome = outcome.with_detail(detail);
-        }
-        Ok(self.observe(now, outcome))
+        let outcome = Outcome::raised(class(cls)?);
+        Ok(self.observe_with(now, outcome, detail))
     }
 
     /// Ends the call at the caller's request (cancellation, shutdown).
