@@ -162,6 +162,28 @@ def test_transports_share_a_policy_breaker(
     assert policy.breaker_state(f"127.0.0.1:{httpx.URL(server.url).port}") == "open"
 
 
+def test_a_refused_retry_keeps_the_last_response(server: Any, token: str) -> None:
+    # The policy starts draining while the transport sleeps before its
+    # retry, so the retry is refused at admission: the RetryError still
+    # carries the response the server gave.
+    policy = stoic.Policy(**FAST)
+
+    class DrainingClock(stoic.VirtualClock):
+        def sleep(self, seconds: float) -> None:
+            policy.drain()
+            super().sleep(seconds)
+
+    transport = RetryTransport(policy=policy, clock=DrainingClock())
+    with httpx.Client(transport=transport) as c, pytest.raises(stoic.RetryError) as info:
+        c.get(f"{server.url}/status/{token}?n=-1")
+    assert info.value.reason == "shutting_down"
+    assert len(server.seen[token]) == 1
+    last = info.value.last_result
+    assert isinstance(last, httpx.Response)
+    assert last.status_code == 503
+    assert last.is_closed
+
+
 def test_async_transport(server: Any, token: str, clock: stoic.VirtualClock) -> None:
     async def main() -> list[int]:
         transport = AsyncRetryTransport(server_deduplicates=True, **FAST)

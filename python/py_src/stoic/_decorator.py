@@ -3,7 +3,8 @@
 Per call: ``begin`` (start + admit) and ``on_success`` are the only engine
 calls when the first attempt succeeds; a failure adds one report and one
 admission. Everything else is a closure variable, so the wrapper stays a
-few hundred nanoseconds.
+few hundred nanoseconds. The loop itself is ``_executors.sync_loop`` /
+``async_loop``, the one the httpx transports run too.
 
 Each decorated function is its own scope unless ``scope=`` says otherwise
 (a name, or a function of the call's arguments): one failing function
@@ -23,17 +24,15 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, TypeVar, cast, overload
 
-from ._classify import Classifier, classify_exception, classify_result, exception_detail
+from ._classify import Classifier
 from ._clock import Clock
-from ._deadline import bounded
-from ._errors import RetryError
-from ._records import deliver
-from ._runtime import Settings, failure, report, stopped
+from ._executors import async_loop, sync_loop
+from ._runtime import Settings
+from ._steps import validated
 from ._stoic import Policy
-from .testing import runtime
 
 __all__ = ["retry"]
 
@@ -119,13 +118,11 @@ def retry(
         validate=validate,
         reraise=reraise,
         clock=clock,
+        judge=validated if validate is not None else None,
     )
 
     def decorate(target: Callable[P, T]) -> Callable[P, T]:
-        if inspect.iscoroutinefunction(target):
-            wrapped = _async_wrapper(cast(Callable[..., Awaitable[Any]], target), settings)
-        else:
-            wrapped = _sync_wrapper(target, settings)
+        wrapped = _wrapper(target, settings, inspect.iscoroutinefunction(target))
         return cast(Callable[P, T], functools.wraps(target)(wrapped))
 
     if fn is not None:
@@ -135,159 +132,13 @@ def retry(
     return decorate
 
 
-def _names(fn: Callable[..., Any], s: Settings) -> tuple[str, Any, Any]:
-    """The operation name, and the scope and key as values or functions."""
-    operation = (
-        s.operation or f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', 'call')}"
-    )
-    return operation, s.scope, s.key
+def _operation(fn: Callable[..., Any], s: Settings) -> str:
+    """The operation name: the caller's, or the function's qualified name."""
+    return s.operation or f"{getattr(fn, '__module__', '')}.{getattr(fn, '__qualname__', 'call')}"
 
 
-def _sync_wrapper(fn: Callable[..., Any], s: Settings) -> Callable[..., Any]:
-    policy, begin, records = s.policy, s.policy.begin, s.records
-    operation, scope, key = _names(fn, s)
-    idempotent, fixed_clock, overrides = s.idempotent, s.clock, s.overrides
-    on, classify, validate = s.on, s.classify, s.validate
-    scope_of = scope if callable(scope) else None
-    key_of = key if callable(key) else None
-    fixed_key = None if callable(key) else key
-
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        clock = fixed_clock or runtime.clock
-        now = clock.monotonic
-        call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
-        call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-        call = begin(now(), operation, call_scope, idempotent, call_key, overrides)
-        try:
-            last_exception: BaseException | None = None
-            last_result: Any = None
-            while call.admitted:
-                try:
-                    result = fn(*args, **kwargs)
-                except Exception as exc:
-                    outcome = classify_exception(exc, on, classify)
-                    delay = report(call, clock, outcome, exception_detail(exc))
-                    if delay is None:
-                        if records is not None:
-                            deliver(policy, records)
-                        error = failure(call, s, exc)
-                        if error is None:
-                            raise
-                        raise error from exc
-                    last_exception = exc
-                except BaseException:
-                    call.cancel(clock.monotonic())
-                    if records is not None:
-                        deliver(policy, records)
-                    raise
-                else:
-                    verdict = (
-                        None if validate is None else classify_result(validate(result), result)
-                    )
-                    if verdict is None:
-                        call.on_success(now())
-                        if records is not None:
-                            deliver(policy, records)
-                        return result
-                    delay = report(call, clock, verdict, verdict[2])
-                    if delay is None:
-                        if records is not None:
-                            deliver(policy, records)
-                        raise RetryError(call.decision, last_result=result)
-                    last_result = result
-                if records is not None:
-                    deliver(policy, records)
-                try:
-                    clock.sleep(delay)
-                except BaseException:
-                    call.cancel(clock.monotonic())
-                    raise
-                call.admit(clock.monotonic())
-            if records is not None:
-                deliver(policy, records)
-            raise stopped(call, s, last_exception, last_result)
-
-        except BaseException:
-            # A hook raised (validate, classify): end the call, so it gives
-            # back its breaker permit, and let the hook's error through.
-            if not call.finished:
-                call.cancel(clock.monotonic())
-            raise
-
-    return wrapper
-
-
-def _async_wrapper(fn: Callable[..., Awaitable[Any]], s: Settings) -> Callable[..., Any]:
-    policy, begin, records = s.policy, s.policy.begin, s.records
-    operation, scope, key = _names(fn, s)
-    idempotent, fixed_clock, overrides = s.idempotent, s.clock, s.overrides
-    on, classify, validate = s.on, s.classify, s.validate
-    scope_of = scope if callable(scope) else None
-    key_of = key if callable(key) else None
-    fixed_key = None if callable(key) else key
-
-    async def wrapper(*args: Any, **kwargs: Any) -> Any:
-        clock = fixed_clock or runtime.clock
-        now = clock.monotonic
-        call_key = fixed_key if key_of is None else key_of(*args, **kwargs)
-        call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-        call = begin(now(), operation, call_scope, idempotent, call_key, overrides)
-        try:
-            last_exception: BaseException | None = None
-            last_result: Any = None
-            while call.admitted:
-                try:
-                    result = await bounded(fn(*args, **kwargs), call.timeout)
-                except Exception as exc:
-                    outcome = classify_exception(exc, on, classify)
-                    delay = report(call, clock, outcome, exception_detail(exc))
-                    if delay is None:
-                        if records is not None:
-                            deliver(policy, records)
-                        error = failure(call, s, exc)
-                        if error is None:
-                            raise
-                        raise error from exc
-                    last_exception = exc
-                except BaseException:
-                    # Cancellation (asyncio, anyio, trio) or an interrupt: the
-                    # engine records the call as cancelled, the signal goes on.
-                    call.cancel(clock.monotonic())
-                    if records is not None:
-                        deliver(policy, records)
-                    raise
-                else:
-                    verdict = (
-                        None if validate is None else classify_result(validate(result), result)
-                    )
-                    if verdict is None:
-                        call.on_success(now())
-                        if records is not None:
-                            deliver(policy, records)
-                        return result
-                    delay = report(call, clock, verdict, verdict[2])
-                    if delay is None:
-                        if records is not None:
-                            deliver(policy, records)
-                        raise RetryError(call.decision, last_result=result)
-                    last_result = result
-                if records is not None:
-                    deliver(policy, records)
-                try:
-                    await clock.asleep(delay)
-                except BaseException:
-                    call.cancel(clock.monotonic())
-                    raise
-                call.admit(clock.monotonic())
-            if records is not None:
-                deliver(policy, records)
-            raise stopped(call, s, last_exception, last_result)
-
-        except BaseException:
-            # A hook raised (validate, classify): end the call, so it gives
-            # back its breaker permit, and let the hook's error through.
-            if not call.finished:
-                call.cancel(clock.monotonic())
-            raise
-
-    return wrapper
+def _wrapper(fn: Callable[..., Any], s: Settings, asynchronous: bool) -> Callable[..., Any]:
+    """The decorated function: the retry loop around ``fn``."""
+    if asynchronous:
+        return async_loop(s, fn, _operation(fn, s))
+    return sync_loop(s, fn, _operation(fn, s))

@@ -21,11 +21,11 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any
 
-from ._classify import Classifier, Rejected, classify_exception, exception_detail
+from ._classify import Classifier, Rejected
 from ._clock import Clock
-from ._errors import RetryError
 from ._records import deliver
-from ._runtime import Settings, failure, report, stopped
+from ._runtime import Settings, stopped
+from ._steps import failed, rejected
 from ._stoic import Call, Policy
 from .testing import runtime
 
@@ -78,25 +78,19 @@ class Attempt:
             if rejection is None:
                 call.on_success(clock.monotonic())
                 return False
-            outcome = ("rejected", rejection.cls, rejection.detail or None)
-            self.delay = report(call, clock, outcome, rejection.detail or None)
-            if self.delay is None:
-                raise RetryError(call.decision)
+            verdict = ("rejected", rejection.cls, rejection.detail or None)
+            self.delay = rejected(call, clock, s, verdict, None)
             return False
         if not isinstance(exc, Exception):
             call.cancel(clock.monotonic())
             return False
-        outcome = classify_exception(exc, s.on, s.classify)
-        self.delay = report(call, clock, outcome, exception_detail(exc))
-        if self.delay is not None:
-            self.exception = exc
-            return True
-        if s.records is not None:
-            deliver(s.policy, s.records)
-        error = failure(call, s, exc)
-        if error is None:
+        # Retried: the loop sleeps and goes round. Given up: the RetryError
+        # is raised here, or ``exc`` itself goes on (False).
+        self.delay = failed(call, clock, s, exc)
+        if self.delay is None:
             return False
-        raise error from exc
+        self.exception = exc
+        return True
 
 
 class Retrying:

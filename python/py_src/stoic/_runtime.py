@@ -8,7 +8,7 @@ delay, key, deadline, breaker, budget) is the engine's answer.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from ._classify import Classifier, Outcome, normalize_on
@@ -16,21 +16,31 @@ from ._clock import Clock
 from ._errors import RetryError
 from ._stoic import Call, CallOverrides, Policy
 
-__all__ = ["Settings", "failure", "note", "report", "stopped"]
+__all__ = ["Judge", "Settings", "failure", "note", "report", "stopped"]
+
+#: Reports a returned value: the delay before the next attempt, or None
+#: when the call is over (the value is returned). Arguments: the call, the
+#: clock, the settings and the value.
+Judge = Callable[[Call, Clock, "Settings", Any], "float | None"]
 
 
 class Settings:
     """One runtime's configuration, fixed when it is built."""
 
     __slots__ = (
+        "adiscard",
         "classify",
         "clock",
+        "discard",
         "idempotent",
+        "judge",
         "key",
+        "limit",
         "on",
         "operation",
         "overrides",
         "policy",
+        "preempt",
         "records",
         "reraise",
         "scope",
@@ -52,6 +62,11 @@ class Settings:
         validate: Callable[[Any], object] | None,
         reraise: bool,
         clock: Clock | None,
+        judge: Judge | None = None,
+        discard: Callable[[Any], object] | None = None,
+        adiscard: Callable[[Any], Awaitable[object]] | None = None,
+        limit: Callable[[Call, tuple[Any, ...]], None] | None = None,
+        preempt: bool = True,
     ) -> None:
         _check_settings(
             policy=policy,
@@ -85,6 +100,12 @@ class Settings:
         self.validate = validate
         self.reraise = reraise
         self.clock = clock
+        # How the executors treat a returned value (see _executors.py).
+        self.judge = judge
+        self.discard = discard
+        self.adiscard = adiscard
+        self.limit = limit
+        self.preempt = preempt
 
 
 def _check_settings(**given: Any) -> None:

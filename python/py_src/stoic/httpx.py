@@ -27,7 +27,13 @@ each 2xx response (body read) and may reject a 200 with an error body
 When the engine stops, the last response is returned as it is (its
 ``extensions["stoic"]`` holds the decision, with its observation); when
 there is no response (network failures, an open breaker), ``RetryError``
-is raised from the last exception.
+is raised from the last exception. When a retry the engine planned is
+refused before it starts (the breaker opened, the deadline ran out), the
+``RetryError``'s ``last_result`` is the last response (closed, body read).
+
+The loop is the one the decorator runs (``_executors.py``): the
+transport adds the plan of the request, httpx's own timeouts per attempt,
+and the judging of responses.
 """
 
 from __future__ import annotations
@@ -37,10 +43,10 @@ from typing import Any
 
 import httpx
 
-from ._classify import classify_exception, classify_result, exception_detail
+from ._classify import classify_result
 from ._clock import Clock
-from ._records import deliver
-from ._runtime import Settings, failure, report, stopped
+from ._executors import async_loop, sync_loop
+from ._runtime import Settings, report
 from ._stoic import (
     Call,
     Policy,
@@ -52,7 +58,6 @@ from ._stoic import (
     validates_status,
     wants_excerpt,
 )
-from .testing import runtime
 
 _HOST = host_policy()
 
@@ -90,6 +95,12 @@ class _Base:
             validate=validate,
             reraise=reraise,
             clock=clock,
+            judge=self._judge,
+            discard=httpx.Response.close,
+            adiscard=httpx.Response.aclose,
+            # httpx enforces the per-attempt timeouts itself (``_limit``).
+            limit=self._limit,
+            preempt=False,
         )
         self._key_header = key_header
         self._key_form = key_form
@@ -103,10 +114,9 @@ class _Base:
         """The policy whose breakers and budgets this transport uses."""
         return self._settings.policy
 
-    def _clock(self) -> Clock:
-        return self._settings.clock or runtime.clock
-
     def _start(self, clock: Clock, request: httpx.Request) -> Call:
+        """Plans the request (operation, scope, safety, key) and starts and
+        admits its call."""
         existing = request.headers.get(self._key_header)
         key = parse_key_header(existing) if existing is not None else None
         url = request.url
@@ -122,7 +132,7 @@ class _Base:
         if auto_key:
             key = random_key()
             request.headers[self._key_header] = key_header_value(key, self._key_form)
-        return self._settings.policy.start(
+        call = self._settings.policy.start(
             clock.monotonic(),
             operation,
             scope=scope,
@@ -130,11 +140,14 @@ class _Base:
             key=key if trust_key else None,
             overrides=self._settings.overrides,
         )
+        call.admit(clock.monotonic())
+        return call
 
     @staticmethod
-    def _limit(request: httpx.Request, call: Call) -> None:
-        """Applies the engine's per-attempt timeouts (never loosening the
-        caller's own)."""
+    def _limit(call: Call, args: tuple[Any, ...]) -> None:
+        """Applies the engine's per-attempt timeouts to the request (never
+        loosening the caller's own)."""
+        request: httpx.Request = args[0]
         read, connect = call.timeout, call.connect_timeout
         if read is None and connect is None:
             return
@@ -159,16 +172,17 @@ class _Base:
         return classify_result(validate(response), response)
 
     def _judge(
-        self, call: Call, clock: Clock, response: httpx.Response, body_read: bool
+        self, call: Call, clock: Clock, _settings: Settings, response: httpx.Response
     ) -> float | None:
-        """Reports a response; the delay, or None when the call is over."""
+        """Reports a response; the delay, or None when the call is over
+        (the response is returned, with the decision when it failed)."""
         verdict = self._verdict(response)
         if verdict is not None:
             delay = report(call, clock, verdict, verdict[2])
         else:
             detail = (
                 response.text[: self._excerpt]
-                if body_read and wants_excerpt(response.status_code)
+                if self._needs_body(response) and wants_excerpt(response.status_code)
                 else None
             )
             delay = call.on_status(
@@ -191,12 +205,6 @@ class _Base:
         return wants_excerpt(status) or (
             self._settings.validate is not None and validates_status(status)
         )
-
-    def _give_up(self, call: Call, exc: BaseException) -> BaseException:
-        if self._settings.records is not None:
-            deliver(self._settings.policy, self._settings.records)
-        error = failure(call, self._settings, exc)
-        return exc if error is None else error
 
 
 class RetryTransport(_Base, httpx.BaseTransport):
@@ -234,54 +242,25 @@ class RetryTransport(_Base, httpx.BaseTransport):
             config=config,
         )
         self._inner = transport if transport is not None else httpx.HTTPTransport()
+        self._run = sync_loop(self._settings, self._send, "", start=self._start)
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
-        clock = self._clock()
         request.read()  # a retry re-sends the body
-        call = self._start(clock, request)
-        last: BaseException | None = None
-        records = self._settings.records
-        admitted = call.admit(clock.monotonic())
-        try:
-            while admitted:
-                self._limit(request, call)
-                try:
-                    response = self._inner.handle_request(request)
-                    # The body is part of the attempt: a body cut off
-                    # mid-read is this attempt's failure, not the caller's.
-                    body = self._needs_body(response)
-                    if body:
-                        try:
-                            response.read()
-                        except BaseException:
-                            response.close()
-                            raise
-                except Exception as exc:
-                    outcome = classify_exception(exc, (), None)
-                    delay = report(call, clock, outcome, exception_detail(exc))
-                    if delay is None:
-                        error = self._give_up(call, exc)
-                        if error is exc:
-                            raise
-                        raise error from exc
-                    last = exc
-                else:
-                    delay = self._judge(call, clock, response, body)
-                    if delay is None:
-                        return response
-                    response.close()
-                if records is not None:
-                    deliver(self._settings.policy, records)
-                clock.sleep(delay)
-                admitted = call.admit(clock.monotonic())
-            raise stopped(call, self._settings, last, None)
-        except BaseException:
-            if not call.finished:
-                call.cancel(clock.monotonic())
-            raise
-        finally:
-            if records is not None:
-                deliver(self._settings.policy, records)
+        response: httpx.Response = self._run(request)
+        return response
+
+    def _send(self, request: httpx.Request) -> httpx.Response:
+        """One attempt: the request, and its body unless streaming."""
+        response = self._inner.handle_request(request)
+        # The body is part of the attempt: a body cut off mid-read is this
+        # attempt's failure, not the caller's.
+        if self._needs_body(response):
+            try:
+                response.read()
+            except BaseException:
+                response.close()
+                raise
+        return response
 
     def close(self) -> None:
         self._inner.close()
@@ -321,54 +300,23 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
             config=config,
         )
         self._inner = transport if transport is not None else httpx.AsyncHTTPTransport()
+        self._run = async_loop(self._settings, self._send, "", start=self._start)
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
-        clock = self._clock()
         await request.aread()
-        call = self._start(clock, request)
-        last: BaseException | None = None
-        records = self._settings.records
-        admitted = call.admit(clock.monotonic())
-        try:
-            while admitted:
-                self._limit(request, call)
-                try:
-                    response = await self._inner.handle_async_request(request)
-                    # The body is part of the attempt: a body cut off
-                    # mid-read is this attempt's failure, not the caller's.
-                    body = self._needs_body(response)
-                    if body:
-                        try:
-                            await response.aread()
-                        except BaseException:
-                            await response.aclose()
-                            raise
-                except Exception as exc:
-                    outcome = classify_exception(exc, (), None)
-                    delay = report(call, clock, outcome, exception_detail(exc))
-                    if delay is None:
-                        error = self._give_up(call, exc)
-                        if error is exc:
-                            raise
-                        raise error from exc
-                    last = exc
-                else:
-                    delay = self._judge(call, clock, response, body)
-                    if delay is None:
-                        return response
-                    await response.aclose()
-                if records is not None:
-                    deliver(self._settings.policy, records)
-                await clock.asleep(delay)
-                admitted = call.admit(clock.monotonic())
-            raise stopped(call, self._settings, last, None)
-        except BaseException:
-            if not call.finished:
-                call.cancel(clock.monotonic())
-            raise
-        finally:
-            if records is not None:
-                deliver(self._settings.policy, records)
+        response: httpx.Response = await self._run(request)
+        return response
+
+    async def _send(self, request: httpx.Request) -> httpx.Response:
+        """One attempt: the request, and its body unless streaming."""
+        response = await self._inner.handle_async_request(request)
+        if self._needs_body(response):
+            try:
+                await response.aread()
+            except BaseException:
+                await response.aclose()
+                raise
+        return response
 
     async def aclose(self) -> None:
         await self._inner.aclose()
