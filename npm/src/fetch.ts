@@ -9,22 +9,21 @@
  * caller's signal cover it), reports the status with the response headers
  * and a body excerpt, lets the caller validate a 2xx, and returns the final
  * `Response` or throws a `RetryError` carrying the decision and the last
- * response.
+ * response. The loop is `runCall` (loop.ts), the one `retry()` runs too.
  *
  * **Safety rule:** a request that may have been applied (POST, PATCH) is
  * repeated only when the caller gave an idempotency key or declared that the
  * server deduplicates on the key header (`serverDeduplicates: true`); the
  * automatic key alone never makes it safe.
  */
-import { AttemptContext } from './attempt.js';
-import { sleep as defaultSleep } from './clock.js';
+import type { Attempt } from './attempt.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
-import { RetryError } from './errors.js';
 import { knownOptions } from './guard.js';
-import { checked, Policy, report, startNamed } from './policy.js';
+import { type RetryInfo, runCall, type Steps } from './loop.js';
+import { type Policy, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
-import type { GiveUp, Outcome, Rejection, Retry } from './types.js';
+import type { Outcome, Rejection } from './types.js';
 
 export interface FetchOptions {
   /** Shared state and config (default: the shared default policy). */
@@ -60,7 +59,7 @@ export interface FetchOptions {
   /** Checks a 2xx response (read it freely; with `stream`, read a clone); a `Rejection` fails the attempt. */
   validate?: (response: Response) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
-  onRetry?: (info: { decision: Retry; error: unknown; response: Response | undefined }) => void;
+  onRetry?: (info: RetryInfo) => void;
 }
 
 export interface StoicRequestInit extends RequestInit {
@@ -175,83 +174,76 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
 
     const signal = requestInit.signal ?? request?.signal ?? undefined;
     signal?.throwIfAborted();
+    const t = now();
     policy.opened();
-    const handle = startNamed(
-      policy,
-      now(),
-      operation ?? plan.operation,
-      scope ?? options.scope?.(url) ?? plan.scope,
-      plan.safeToRepeat,
-      plan.trustKey ? key : undefined,
-    );
-    let error: unknown;
-    let response: Response | undefined;
+    let handle: number;
     try {
-      for (;;) {
-        const attempt = checked(core.beforeAttempt(handle, now()));
-        if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
-        const context = new AttemptContext(attempt, policy.plan.timeoutMs, key ?? null, signal ?? undefined);
-        let outcome: Outcome | undefined;
-        let bytes: ArrayBuffer | undefined;
-        let answered = false;
-        try {
-          const overrides: RequestInit = { ...requestInit, method, headers, signal: context.signal };
-          if (body !== undefined && body !== null) overrides.body = body;
-          // A Request keeps every setting it was made with (redirect, credentials, mode, ...).
-          response = await (request === undefined ? send(url, overrides) : send(new Request(request, overrides)));
-          answered = true;
-          if (!stream && canBuffer(response)) {
-            bytes = await response.arrayBuffer();
-            response = buffered(response, bytes);
-          }
-          error = undefined;
-        } catch (thrown) {
-          if (signal?.aborted) {
-            core.cancel(handle, now());
-            throw signal.reason;
-          }
-          error = thrown;
-          response = undefined;
-          if (context.timedOut) {
-            outcome = { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
-          } else if (answered) {
-            // The headers arrived, then the body broke off: after sending, for sure.
-            outcome = { kind: 'network', network: 'reset_after_send', detail: `the body broke off: ${String(thrown)}` };
-          } else {
-            outcome = outcomeOfError(thrown);
-          }
-        } finally {
-          context.done(stream && response !== undefined);
-        }
-        // Outside the attempt's catch: a validator that throws ends the call
-        // and its error reaches the caller as itself, never as a failure.
-        if (outcome === undefined && response !== undefined) {
-          outcome = await judge(response, validate, core.maxExcerptChars(), bytes);
-        }
-        const kind = report(policy, handle, outcome as Outcome, now());
-        if (kind === 0 && response !== undefined) return response;
-        // The decision and its delay live in the module's shared slots until
-        // the next call on this policy decides: read them before any await.
-        const decision = core.decision();
-        if (kind === 2) throw new RetryError(decision as GiveUp, error, response);
-        const delayMs = core.delayMs();
-        options.onRetry?.({ decision: decision as Retry, error, response });
-        if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
-        policy.flush();
-        try {
-          await (options.sleep ?? defaultSleep)(delayMs, signal ?? undefined);
-        } catch (reason) {
-          if (signal?.aborted) core.cancel(handle, now());
-          throw reason;
-        }
-      }
-    } finally {
-      // Ends a call a hook's exception left open, so it gives back its breaker permit.
-      core.close(handle);
-      policy.flush();
+      handle = startNamed(
+        policy,
+        t,
+        operation ?? plan.operation,
+        scope ?? options.scope?.(url) ?? plan.scope,
+        plan.safeToRepeat,
+        plan.trustKey ? key : undefined,
+      );
+    } catch (error) {
       policy.closed();
+      throw error;
     }
+    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars());
+    const loop = { signal, sleep: options.sleep, onRetry: options.onRetry };
+    return runCall(policy, handle, -1, t, key ?? null, steps, loop, now);
   };
+}
+
+/** The attempts of one request: send it, read its body unless streaming, judge the response. */
+class FetchSteps implements Steps<Response> {
+  readonly streams: boolean;
+  /** Whether the current attempt's headers arrived (a failure after them was after sending). */
+  #answered = false;
+  /** The current attempt's body, when it was read. */
+  #bytes: ArrayBuffer | undefined;
+
+  constructor(
+    private readonly send: typeof fetch,
+    private readonly request: Request | undefined,
+    private readonly url: URL,
+    private readonly init: RequestInit,
+    private readonly body: BodyInit | null | undefined,
+    stream: boolean,
+    private readonly validate: FetchOptions['validate'],
+    private readonly maxExcerptChars: number,
+  ) {
+    this.streams = stream;
+  }
+
+  readonly attempt = async (context: Attempt): Promise<Response> => {
+    this.#answered = false;
+    this.#bytes = undefined;
+    const overrides: RequestInit = { ...this.init, signal: context.signal };
+    if (this.body !== undefined && this.body !== null) overrides.body = this.body;
+    // A Request keeps every setting it was made with (redirect, credentials, mode, ...).
+    const { request, send } = this; // fetch must be called unbound (browsers throw "Illegal invocation")
+    let response = await (request === undefined ? send(this.url, overrides) : send(new Request(request, overrides)));
+    this.#answered = true;
+    if (!this.streams && canBuffer(response)) {
+      const bytes = await response.arrayBuffer();
+      this.#bytes = bytes;
+      response = buffered(response, bytes);
+    }
+    return response;
+  };
+
+  failure(thrown: unknown, timedOut: boolean): Outcome {
+    if (timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
+    // The headers arrived, then the body broke off: after sending, for sure.
+    if (this.#answered) return { kind: 'network', network: 'reset_after_send', detail: `the body broke off: ${String(thrown)}` };
+    return outcomeOfError(thrown);
+  }
+
+  judge(response: Response): Promise<Outcome> {
+    return judge(response, this.validate, this.maxExcerptChars, this.#bytes);
+  }
 }
 
 /** The outcome of a response: a validator's rejection of a 2xx, or its status. */

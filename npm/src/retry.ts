@@ -1,15 +1,15 @@
 /**
  * `retry(fn, options)`: calls `fn` until it succeeds or the engine gives up.
  * The runtime only sleeps, calls and translates: whether to retry, how long
- * to wait, the deadline, the breaker and the budget are the core's.
+ * to wait, the deadline, the breaker and the budget are the core's. The
+ * loop is `runCall` (loop.ts), the one `createFetch()` runs too.
  */
-import { AttemptContext, type Attempt } from './attempt.js';
-import { sleep as defaultSleep } from './clock.js';
+import type { Attempt } from './attempt.js';
 import { outcomeOfError } from './classify.js';
-import { RetryError } from './errors.js';
 import { knownOptions } from './guard.js';
-import { checked, Policy, report, startNamed } from './policy.js';
-import type { BackoffSpec, GiveUp, Outcome, OutcomeClass, Rejection, Retry } from './types.js';
+import { isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
+import { Policy, startNamed } from './policy.js';
+import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
 
 export interface RetryOptions<T> {
   /** Shared state and config (default: one shared policy with the core's defaults). */
@@ -45,11 +45,7 @@ export interface RetryOptions<T> {
   onRetry?: (info: RetryInfo) => void;
 }
 
-export interface RetryInfo {
-  decision: Retry;
-  /** The error the attempt threw, if it threw. */
-  error: unknown;
-}
+export type { RetryInfo } from './loop.js';
 
 let shared: Policy | undefined;
 
@@ -57,19 +53,6 @@ let shared: Policy | undefined;
 export function defaultPolicy(): Policy {
   shared ??= new Policy();
   return shared;
-}
-
-function isResponse(value: unknown): value is Response {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Response).status === 'number' &&
-    typeof (value as Response).headers?.get === 'function'
-  );
-}
-
-function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
-  return typeof (value as PromiseLike<V> | null)?.then === 'function';
 }
 
 const RETRY_OPTIONS = new Set([
@@ -88,17 +71,39 @@ const RETRY_OPTIONS = new Set([
   'onRetry',
 ]);
 
-export async function retry<T>(
+export function retry<T>(
   fn: (attempt: Attempt) => T | PromiseLike<T>,
   options: RetryOptions<Awaited<T>> = {},
 ): Promise<Awaited<T>> {
+  // Not an `async` function: the loop's frame is the only one between the
+  // caller and `fn`, which keeps the stack an error captures short (creating
+  // one is most of what a failed attempt costs). Set-up errors still reject.
+  let started: Started<Awaited<T>>;
+  try {
+    started = start(fn as (attempt: Attempt) => Awaited<T> | PromiseLike<Awaited<T>>, options);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  const { policy, handle, first, t, now } = started;
+  return runCall(policy, handle, first, t, options.idempotencyKey ?? null, started.steps, options, now);
+}
+
+interface Started<T> {
+  policy: Policy;
+  handle: number;
+  first: number;
+  t: number;
+  now: () => number;
+  steps: FunctionSteps<T>;
+}
+
+/** Checks the options and starts the call (admitting its first attempt when unnamed). */
+function start<T>(fn: (attempt: Attempt) => T | PromiseLike<T>, options: RetryOptions<T>): Started<T> {
   if (typeof fn !== 'function') throw new TypeError('retry(fn, options): fn must be a function');
   knownOptions(options, RETRY_OPTIONS, 'retry(fn, options)', '; other engine settings, such as timeouts, go in a Policy');
   const policy = options.policy ?? defaultPolicy();
-  const core = policy.core;
   const now = options.now ?? policy.now;
-  const signal = options.signal;
-  signal?.throwIfAborted();
+  options.signal?.throwIfAborted();
   const idempotent = options.idempotent ?? true;
   const overrides =
     options.maxAttempts === undefined && options.backoff === undefined
@@ -112,103 +117,57 @@ export async function retry<T>(
   // One clock reading serves the start and the first admission. An unnamed
   // call starts and is admitted in one crossing (`begin`); the attempt's
   // number and timeout are then read from the plan area, not by calls.
-  let t = now();
-  const plan = policy.plan;
+  const t = now();
   policy.opened();
   let handle: number;
   try {
     handle = named
-    ? startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey, overrides)
-    : core.begin(t, idempotent);
+      ? startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey, overrides)
+      : policy.core.begin(t, idempotent);
   } catch (error) {
     policy.closed(); // bad per-call settings: nothing was started
     throw error;
   }
-  let attempt = named ? -1 : plan.attempt;
-  let open = true;
-  const key = options.idempotencyKey ?? null;
-  let error: unknown;
-  let response: Response | undefined;
-  try {
-    for (;;) {
-      if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
-      if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
-      // Read before any await: the plan area holds the latest admission of any call.
-      const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
-      let value: Awaited<T> | undefined;
-      let failure: Outcome | undefined;
-      try {
-        value = await fn(context);
-      } catch (thrown) {
-        if (signal?.aborted) {
-          core.cancel(handle, now());
-          throw signal.reason;
-        }
-        error = thrown;
-        response = undefined;
-        failure = custom(options.classify?.(thrown), thrown) ?? errorOutcome(thrown, context);
-      } finally {
-        context.done();
-      }
-      let outcome: Decided;
-      if (failure !== undefined) {
-        outcome = decided(policy, report(policy, handle, failure, now()), options.onRetry !== undefined);
-      } else {
-        // Outside the attempt's catch: a validator that throws ends the call
-        // (the finally below releases it) and reaches the caller as itself.
-        error = undefined;
-        const isHttp = isResponse(value);
-        response = isHttp ? (value as Response) : undefined;
-        if (options.validate === undefined && !isHttp) {
-          // Reports the success and closes the call if that ended it.
-          const kind = checked(core.succeed(handle, now()));
-          open = kind !== 0;
-          outcome = decided(policy, kind, options.onRetry !== undefined);
-        } else {
-          outcome = await judge(policy, handle, value as Awaited<T>, options, now);
-        }
-      }
-      const { kind, delay } = outcome;
-      if (kind === 0) return value as Awaited<T>;
-      if (kind === 2) throw new RetryError(outcome.decision as GiveUp, error, response);
-      options.onRetry?.({ decision: outcome.decision as Retry, error });
-      if (response?.body) await response.body.cancel().catch(() => undefined);
-      policy.flush();
-      try {
-        await (options.sleep ?? defaultSleep)(delay, signal);
-      } catch (reason) {
-        if (signal?.aborted) core.cancel(handle, now());
-        throw reason;
-      }
-      t = now();
-      attempt = -1;
-    }
-  } finally {
-    if (open) core.close(handle);
-    policy.flush();
-    policy.closed();
+  const first = named ? -1 : policy.plan.attempt;
+  return { policy, handle, first, t, now, steps: new FunctionSteps(fn, options) };
+}
+
+/** The attempts of `retry()`: the caller's function, its `classify` and `validate`. */
+class FunctionSteps<T> implements Steps<T> {
+  readonly streams = false;
+  readonly #fn: (context: Attempt) => T | PromiseLike<T>;
+  readonly #options: RetryOptions<T>;
+
+  constructor(fn: (attempt: Attempt) => T | PromiseLike<T>, options: RetryOptions<T>) {
+    this.#fn = fn;
+    this.#options = options;
+  }
+
+  get attempt(): (context: Attempt) => T | PromiseLike<T> {
+    return this.#fn; // called unbound, as the caller's own function
+  }
+
+  failure(thrown: unknown, timedOut: boolean): Outcome {
+    return custom(this.#options.classify?.(thrown), thrown) ?? errorOutcome(thrown, timedOut);
+  }
+
+  judge(value: T): Outcome | undefined | PromiseLike<Outcome | undefined> {
+    const validate = this.#options.validate;
+    if (validate === undefined) return statusOf(value);
+    const verdict = validate(value);
+    return isThenable(verdict) ? Promise.resolve(verdict).then((r) => verdictOf(r, value)) : verdictOf(verdict, value);
   }
 }
 
-/**
- * A decision's kind (0 done, 1 retry, 2 give up) with the delay and the
- * decision it left in the policy's shared slots. Read at once, in the same
- * synchronous run as the report: the next call on the policy to decide
- * overwrites the slots, and any await lets other calls run.
- */
-interface Decided {
-  kind: number;
-  delay: number;
-  decision: Retry | GiveUp | undefined;
+/** A returned `Response` is judged by its status; any other value is a success. */
+function statusOf(value: unknown): Outcome | undefined {
+  return isResponse(value) ? { kind: 'status', status: value.status, headers: value.headers } : undefined;
 }
 
-const SUCCEEDED: Decided = { kind: 0, delay: -1, decision: undefined };
-
-function decided(policy: Policy, kind: number, wantsRetry = false): Decided {
-  if (kind === 0) return SUCCEEDED;
-  // A retry's decision is converted only for an `onRetry` hook; a give-up's always.
-  const decision = kind === 2 || wantsRetry ? (policy.core.decision() as Retry | GiveUp) : undefined;
-  return { kind, delay: policy.plan.delayMs, decision };
+/** A validator's answer: its rejection, or the value's own judgement. */
+function verdictOf(rejection: Rejection | undefined | void, value: unknown): Outcome | undefined {
+  if (rejection) return { kind: 'rejected', class: rejection.class, detail: rejection.detail };
+  return statusOf(value);
 }
 
 /** A `classify` answer as an outcome: `{ class }` alone is an error of that class. */
@@ -223,30 +182,7 @@ function custom(
   return { kind: 'error', class: answer.class, detail };
 }
 
-function errorOutcome(thrown: unknown, context: AttemptContext): Outcome {
-  if (context.timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
+function errorOutcome(thrown: unknown, timedOut: boolean): Outcome {
+  if (timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
   return outcomeOfError(thrown);
-}
-
-/** Reports a returned value: a validator's rejection, a response's status, or success. */
-async function judge<T>(
-  policy: Policy,
-  handle: number,
-  value: T,
-  options: RetryOptions<T>,
-  now: () => number,
-): Promise<Decided> {
-  if (options.validate !== undefined) {
-    const verdict = options.validate(value);
-    const rejection = isThenable(verdict) ? await verdict : verdict;
-    if (rejection) {
-      const outcome: Outcome = { kind: 'rejected', class: rejection.class, detail: rejection.detail };
-      return decided(policy, report(policy, handle, outcome, now()), options.onRetry !== undefined);
-    }
-  }
-  if (isResponse(value)) {
-    const outcome: Outcome = { kind: 'status', status: value.status, headers: value.headers };
-    return decided(policy, report(policy, handle, outcome, now()), options.onRetry !== undefined);
-  }
-  return decided(policy, checked(policy.core.onSuccess(handle, now())), options.onRetry !== undefined);
 }

@@ -278,3 +278,28 @@ test("redirect: 'error' meeting a redirect is not retried and does not open the 
     await local.close();
   }
 });
+
+test('retry() and createFetch() run one loop: the same hook sees the same retried response', async () => {
+  const policy = new Policy({ seed: 1, backoff: { strategy: 'constant', baseMs: 1 } });
+  const seen = [];
+  const onRetry = ({ decision, error, response }) => seen.push([decision.kind, error, response?.status]);
+  let n = 0;
+  const fromRetry = await retry(() => new Response(null, { status: n++ === 0 ? 503 : 200 }), {
+    policy,
+    onRetry,
+    sleep: noSleep,
+  });
+  assert.equal(fromRetry.status, 200);
+  let m = 0;
+  // An unbound fetch stand-in: a real fetch throws "Illegal invocation" when called as a method.
+  const send = async function () {
+    assert.equal(this, undefined);
+    return new Response('x', { status: m++ === 0 ? 503 : 200 });
+  };
+  const fetchWithRetries = createFetch({ policy, fetch: send, sleep: noSleep, onRetry });
+  assert.equal((await fetchWithRetries('http://127.0.0.1:9/x')).status, 200);
+  assert.deepEqual(seen, [
+    ['retry', undefined, 503],
+    ['retry', undefined, 503],
+  ]);
+});

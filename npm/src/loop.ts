@@ -1,0 +1,148 @@
+/**
+ * The retry loop, once: `retry()` and `createFetch()` both run `runCall`.
+ *
+ * A caller starts the engine call and hands the loop its `Steps`: how to
+ * run one attempt, how to read an error it threw, and how to judge a value
+ * it returned. The loop does the rest, the same way for both: it asks for
+ * each attempt, bounds it (`AttemptContext`: the attempt's timeout and the
+ * caller's signal), reports how it ended, sleeps the engine's delay, and
+ * ends the call, whatever happens (a hook that throws ends it too, so its
+ * breaker permit goes back, and the hook's error reaches the caller as
+ * itself). A rule about attempts therefore lives here, not twice.
+ */
+import { type Attempt, AttemptContext } from './attempt.js';
+import { sleep as defaultSleep } from './clock.js';
+import { RetryError } from './errors.js';
+import { checked, type Policy, report } from './policy.js';
+import type { GiveUp, Outcome, Retry } from './types.js';
+
+/** How one kind of call runs and reads its attempts. */
+export interface Steps<V> {
+  /** Runs one attempt; called unbound (`this` is undefined). */
+  readonly attempt: (context: Attempt) => V | PromiseLike<V>;
+  /** The outcome of an error the attempt threw (`timedOut`: the attempt's own timeout fired). */
+  failure(thrown: unknown, timedOut: boolean): Outcome;
+  /** The outcome of a value the attempt returned; `undefined` is a success. */
+  judge(value: V): Outcome | undefined | PromiseLike<Outcome | undefined>;
+  /** Keeps the caller's signal linked after a successful attempt (a body streamed later). */
+  readonly streams: boolean;
+}
+
+/** What the loop is told before each wait. */
+export interface RetryInfo {
+  decision: Retry;
+  /** The error the attempt threw, if it threw. */
+  error: unknown;
+  /** The response the attempt returned, if it returned one (a retried status). */
+  response: Response | undefined;
+}
+
+/** The caller's side of a call: its signal, how to wait, its hook. */
+export interface LoopOptions {
+  signal?: AbortSignal;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+/** Whether a value is a fetch `Response` (duck-typed: polyfills and undici alike). */
+export function isResponse(value: unknown): value is Response {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as Response).status === 'number' &&
+    typeof (value as Response).headers?.get === 'function'
+  );
+}
+
+export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
+  return typeof (value as PromiseLike<V> | null)?.then === 'function';
+}
+
+/**
+ * Runs the attempts of call `handle` (already started on `policy`, which
+ * counted it as opened) until the engine says it is over.
+ *
+ * `first` is the first attempt's number when it was admitted with the start
+ * (`begin`), or -1 to ask at `t`. The engine's answers live in the policy's
+ * shared slots until the next call on it decides, so each is read in the
+ * same synchronous run as the report that produced it, before any await.
+ */
+export async function runCall<V>(
+  policy: Policy,
+  handle: number,
+  first: number,
+  t: number,
+  key: string | null,
+  steps: Steps<V>,
+  options: LoopOptions,
+  now: () => number,
+): Promise<V> {
+  const core = policy.core;
+  const plan = policy.plan;
+  const signal = options.signal;
+  const wantsDecision = options.onRetry !== undefined;
+  const run = steps.attempt;
+  let attempt = first;
+  let open = true;
+  let error: unknown;
+  let response: Response | undefined;
+  try {
+    for (;;) {
+      if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
+      if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
+      const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
+      let value: V | undefined;
+      let failure: Outcome | undefined;
+      try {
+        value = await run(context);
+      } catch (thrown) {
+        if (signal?.aborted) {
+          core.cancel(handle, now());
+          throw signal.reason;
+        }
+        error = thrown;
+        response = undefined;
+        failure = steps.failure(thrown, context.timedOut);
+      } finally {
+        context.done(steps.streams && failure === undefined);
+      }
+      let kind: number;
+      if (failure !== undefined) {
+        kind = report(policy, handle, failure, now());
+      } else {
+        // Outside the attempt's catch: a validator that throws ends the call
+        // (the finally below releases it) and reaches the caller as itself.
+        error = undefined;
+        response = isResponse(value) ? value : undefined;
+        const judged = steps.judge(value as V);
+        const outcome = isThenable(judged) ? await judged : judged;
+        if (outcome === undefined) {
+          // Reports the success and closes the call if that ended it.
+          kind = checked(core.succeed(handle, now()));
+          open = kind !== 0;
+        } else {
+          kind = report(policy, handle, outcome, now());
+        }
+      }
+      if (kind === 0) return value as V;
+      const decision = kind === 2 || wantsDecision ? (core.decision() as Retry | GiveUp) : undefined;
+      if (kind === 2) throw new RetryError(decision as GiveUp, error, response);
+      const delay = plan.delayMs;
+      options.onRetry?.({ decision: decision as Retry, error, response });
+      if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
+      policy.flush();
+      try {
+        await (options.sleep ?? defaultSleep)(delay, signal);
+      } catch (reason) {
+        if (signal?.aborted) core.cancel(handle, now());
+        throw reason;
+      }
+      t = now();
+      attempt = -1;
+    }
+  } finally {
+    if (open) core.close(handle);
+    policy.flush();
+    policy.closed();
+  }
+}
