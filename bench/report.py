@@ -272,6 +272,23 @@ def size_table(js: Json) -> list[str]:
     return table(header, rows)
 
 
+def toolchain_section(sizes: Json | None) -> list[str]:
+    """What each toolchain's build of the same app ships (npm/test/toolchains.test.js)."""
+    if not sizes:
+        return []
+    rows = [[tool, f"{size:,}"] for tool, size in sizes.items()]
+    return [
+        "",
+        "### What each toolchain ships",
+        "",
+        "The same app (`npm/toolchains/app`: `createFetch` + `retry`), built from the packed"
+        " tarball by each tool with its production defaults; gzip -9 of every .js and .wasm"
+        " file the build emitted (the inline builds carry the module as base64).",
+        "",
+        *table(["build", "gzip bytes"], rows),
+    ]
+
+
 def cmd_write(out: Path, target: Path) -> None:
     run = load(out / "run.json") or {}
     rust, py, js = (load(out / f"{lang}.json") for lang in ("rust", "python", "js"))
@@ -412,6 +429,7 @@ def cmd_write(out: Path, target: Path) -> None:
             js["size_note"],
             "",
             *size_table(js),
+            *toolchain_section(load(out / "toolchains.json")),
         ]
     else:
         lines.append("Not run.")

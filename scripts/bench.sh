@@ -5,7 +5,8 @@
 #   a release wheel and the pinned peers in a scratch venv);
 # - JavaScript: stoic against cockatiel, p-retry and exponential-backoff,
 #   and bundle sizes (scripts/js-bench.sh, pinned peers in a scratch folder;
-#   needs npm/dist, which `make bench` builds first).
+#   needs npm/dist, which `make bench` builds first);
+# - the bytes each toolchain's build of a tiny app ships (npm/test/toolchains.test.js).
 # Each writes JSON to target/bench-results/; bench/report.py turns them into
 # bench/RESULTS.md. Knobs: ROUNDS (paired rounds, Python and JS; 31), N (calls
 # per round and library; 5000 Python, 10000 JS), CRITERION_SECONDS
@@ -37,6 +38,9 @@ scripts/py-bench.sh --rounds "$ROUNDS" --n "$PY_N" --clock "${BENCH_CLOCK:-cpu}"
 
 echo "== $(date -u +%T) JavaScript (${ROUNDS} rounds of ${JS_N} calls)"
 N=$JS_N BENCH_JSON="$(pwd)/$out/js.json" scripts/js-bench.sh
+
+echo "== $(date -u +%T) JavaScript toolchains (the packed package built by Vite, webpack, esbuild, Rollup, wrangler)"
+(cd npm && STOIC_TOOLCHAIN_SIZES="$(pwd)/../$out/toolchains.json" node --test test/toolchains.test.js > /dev/null)
 
 echo "== $(date -u +%T) report"
 "$PYTHON" bench/report.py end "$out"

@@ -3,6 +3,8 @@
 # - the wasm32-unknown-unknown Rust target
 # - wasm-bindgen-cli at exactly the version the stoic-wasm crate pins
 # - the npm dev dependencies, from npm/package-lock.json (npm ci)
+# - the bundlers the toolchain suite builds apps with (Vite, webpack, esbuild,
+#   Rollup, wrangler), from npm/toolchains/package-lock.json (npm ci)
 # - Chromium (Debian package) for the browser suite, when running as root
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,6 +35,13 @@ if [ ! -f "$stamp" ] || ! cmp -s npm/package-lock.json "$stamp"; then
   echo "js-tools: npm ci"
   (cd npm && npm ci --no-audit --no-fund)
   cp npm/package-lock.json "$stamp"
+fi
+
+stamp=npm/toolchains/node_modules/.stoic-lock
+if [ ! -f "$stamp" ] || ! cmp -s npm/toolchains/package-lock.json "$stamp"; then
+  echo "js-tools: npm ci (toolchains)"
+  (cd npm/toolchains && npm ci --no-audit --no-fund)
+  cp npm/toolchains/package-lock.json "$stamp"
 fi
 
 if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then

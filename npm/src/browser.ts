@@ -1,9 +1,25 @@
 /**
  * Browser and bundler entry point: fetches and compiles the module (top-level
- * await), then exports the API. Bundlers resolve the `new URL(...)` asset.
+ * await), then exports the API. Bundlers that emit `new URL(...,
+ * import.meta.url)` assets (Vite, webpack, Parcel, wrangler) ship the
+ * `.wasm` by themselves; for the others the README names what to do, and a
+ * failed load says so too.
  */
+import { markLoaded } from './loaded.js';
 import init from './wasm/stoic_wasm.js';
 
-await init({ module_or_path: new URL('./wasm/stoic_wasm_bg.wasm', import.meta.url) });
+const url = new URL('./wasm/stoic_wasm_bg.wasm', import.meta.url);
+try {
+  await init({ module_or_path: url });
+} catch (error) {
+  throw new Error(
+    `stoic: could not load its WebAssembly module from ${url} (${String(error)}). ` +
+      "If a bundler left the .wasm behind, copy node_modules/stoic/dist/wasm/stoic_wasm_bg.wasm to that place, " +
+      "or import 'stoic/inline' (the module inside the JavaScript), or load it yourself with 'stoic/init'. " +
+      "A Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src.",
+    { cause: error },
+  );
+}
+markLoaded();
 
 export * from './index.js';

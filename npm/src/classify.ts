@@ -5,6 +5,7 @@
  * knows where JavaScript keeps those facts on an error object.
  */
 import { hostPolicy } from './core.js';
+import { requireLoaded } from './loaded.js';
 import type { NetworkErrorKind, Outcome, OutcomeClass } from './types.js';
 
 interface HostPolicy {
@@ -19,7 +20,10 @@ let host: HostPolicy | undefined;
 
 /** The core's host policy (read on first use: the module is loaded by then). @internal */
 export function hostTables(): HostPolicy {
-  host ??= hostPolicy() as HostPolicy;
+  if (host === undefined) {
+    requireLoaded();
+    host = hostPolicy() as HostPolicy;
+  }
   return host;
 }
 

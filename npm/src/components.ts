@@ -3,6 +3,7 @@
  * metrics record and log records, for hosts that want one piece without a
  * whole policy. Times are the host's monotonic milliseconds.
  */
+import { requireLoaded } from './loaded.js';
 import * as core from './core.js';
 import { jsonText, optionalText, text } from './guard.js';
 import type {
@@ -35,6 +36,7 @@ export class CircuitBreaker {
   readonly #inner: core.CoreBreaker;
 
   constructor(config: BreakerConfig = {}, snapshot?: string) {
+    requireLoaded();
     this.#inner =
       snapshot === undefined ? new core.CoreBreaker(config) : core.CoreBreaker.fromSnapshot(jsonText(snapshot, 'snapshot'));
   }
@@ -103,6 +105,7 @@ export class RetryBudget {
   readonly #inner: core.CoreBudget;
 
   constructor(config: RetryBudgetConfig = {}) {
+    requireLoaded();
     this.#inner = new core.CoreBudget(config);
   }
 
@@ -149,6 +152,7 @@ export class Metrics {
   readonly #inner: core.CoreMetrics;
 
   constructor(alerts: AlertConfig = {}) {
+    requireLoaded();
     this.#inner = new core.CoreMetrics(alerts);
   }
 
@@ -184,6 +188,7 @@ export class Metrics {
 
 /** Two metrics snapshots merged: counters add, the newer gauge wins. */
 export function mergeMetrics(a: MetricsSnapshot, b: MetricsSnapshot): MetricsSnapshot {
+  requireLoaded();
   return core.mergeMetrics(a, b) as MetricsSnapshot;
 }
 
@@ -201,6 +206,7 @@ export interface LogRecordInput {
 
 /** A log record in the core's format (for hosts writing their own). */
 export function logRecord(input: LogRecordInput): LogRecord {
+  requireLoaded();
   return core.logRecord(
     input.wallNowMs,
     input.operation,
@@ -259,6 +265,7 @@ export class ServerIdempotency {
   readonly #inner: core.CoreServerIdempotency;
 
   constructor(config: ServerIdempotencyConfig = {}) {
+    requireLoaded();
     this.#inner = new core.CoreServerIdempotency(config);
   }
 
@@ -274,5 +281,6 @@ export class ServerIdempotency {
 
 /** SHA-256 of the body's canonical JSON (RFC 8785), as lowercase hex. */
 export function payloadFingerprint(bodyJson: string): string {
+  requireLoaded();
   return core.payloadFingerprint(text(bodyJson, 'bodyJson'));
 }

@@ -1,4 +1,5 @@
 /** The core's pure helpers: canonical JSON, idempotency keys, Retry-After, backoff. */
+import { requireLoaded } from './loaded.js';
 import * as core from './core.js';
 import { text as textParam } from './guard.js';
 import { packHeaders } from './headers.js';
@@ -64,11 +65,13 @@ function jsonOf(value: unknown): string {
 
 /** RFC 8785 canonical JSON of a value (sorted members, ES6 number form). */
 export function canonicalJson(value: unknown): string {
+  requireLoaded();
   return core.canonicalJsonExact(jsonOf(value));
 }
 
 /** RFC 8785 canonical form of JSON text (duplicate members, lone surrogates and huge numbers throw). */
 export function canonicalizeJsonText(text: string): string {
+  requireLoaded();
   return core.canonicalJson(textParam(text, 'text'));
 }
 
@@ -78,36 +81,43 @@ export function canonicalizeJsonText(text: string): string {
  * language that sees the same run, step and arguments.
  */
 export function idempotencyKey(runId: string, step: string, args: unknown): string {
+  requireLoaded();
   return core.idempotencyKey(textParam(runId, 'runId'), textParam(step, 'step'), jsonOf(args));
 }
 
 /** `idempotencyKey` over arguments given as JSON text. */
 export function idempotencyKeyFromText(runId: string, step: string, argsJson: string): string {
+  requireLoaded();
   return core.idempotencyKey(textParam(runId, 'runId'), textParam(step, 'step'), textParam(argsJson, 'argsJson'));
 }
 
 /** A random UUIDv4 key (from `crypto.getRandomValues`, or from 16 given bytes). */
 export function randomKey(bytes?: Uint8Array): string {
+  requireLoaded();
   return core.randomKey(bytes);
 }
 
 /** The `Idempotency-Key` header value of a key: `bare` or `quoted` (RFC 8941). */
 export function keyHeaderValue(key: string, form: 'bare' | 'quoted' = 'bare'): string {
+  requireLoaded();
   return core.keyHeaderValue(textParam(key, 'key'), textParam(form, 'form'));
 }
 
 /** The key in an `Idempotency-Key` header value, or null if malformed. */
 export function parseKeyHeader(value: string): string | null {
+  requireLoaded();
   return core.parseKeyHeader(textParam(value, 'value')) ?? null;
 }
 
 /** A `Retry-After` value as a delay in ms (seconds or HTTP-date), or null. */
 export function parseRetryAfter(value: string, nowMs: number = Date.now()): number | null {
+  requireLoaded();
   return core.parseRetryAfter(textParam(value, 'value'), nowMs) ?? null;
 }
 
 /** An HTTP-date as Unix seconds, or null (`nowS` resolves two-digit years). */
 export function parseHttpDate(value: string, nowS?: number): number | null {
+  requireLoaded();
   return core.parseHttpDate(textParam(value, 'value'), nowS) ?? null;
 }
 
@@ -141,6 +151,7 @@ export class Backoff {
   readonly #inner: core.CoreBackoff;
 
   constructor(options: BackoffOptions = {}) {
+    requireLoaded();
     this.#inner = new core.CoreBackoff(options);
   }
 

@@ -3,6 +3,7 @@
  * breaker, retry budgets and metrics per scope). Build one per service
  * family and reuse it; `retry()` and `createFetch()` take it as an option.
  */
+import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
@@ -76,6 +77,7 @@ export class Policy {
   readonly plan: PlanArea;
 
   constructor(options: PolicyOptions = {}) {
+    requireLoaded();
     const { now, wallNow: wall, onEvent, ...config } = options;
     this.core = new CorePolicy(config);
     this.text = new TextArea(this.core);

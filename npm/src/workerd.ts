@@ -3,9 +3,11 @@
  * compiled `WebAssembly.Module` (workers may not compile code at run time),
  * then exports the API.
  */
+import { markLoaded } from './loaded.js';
 import wasm from './wasm/stoic_wasm_bg.wasm';
 import { initSync } from './core.js';
 
 initSync({ module: wasm });
+markLoaded();
 
 export * from './index.js';

@@ -45,24 +45,60 @@ test('npm pack, install the tarball, import from ESM and CJS, type-check a consu
       assert.deepEqual(JSON.parse(out.trim().split('\n').at(-1)), expected, file);
     }
 
-    writeFileSync(
-      join(project, 'typed.ts'),
-      `import { retry, createFetch, Policy, type Decision } from 'stoic';
+    // TypeScript consumers, as each resolution mode and module kind sees the
+    // package: ESM under node16, nodenext and bundler; CommonJS under
+    // nodenext (require of an ES module, TS >= 5.8) and under node16 through
+    // `import()` (node16 refuses require of an ES module: TS1479).
+    const typed = `import { retry, createFetch, Policy, type Decision } from 'stoic';
+import { init } from 'stoic/init';
+import { parseRetryAfter } from 'stoic/inline';
 const policy = new Policy({ maxAttempts: 3, timeouts: { totalMs: 10_000 } });
 const fetchWithRetries = createFetch({ policy });
 const d: Decision = policy.start({ method: 'GET' }).onOutcome({ kind: 'status', status: 503 });
 const delay: number = d.kind === 'retry' ? d.delayMs : 0;
+export const loaded: Promise<void> = init(new URL('https://cdn.example/stoic.wasm'));
+export const hint: number | null = parseRetryAfter('5');
 export const run = () => retry(async () => (await fetchWithRetries('http://127.0.0.1:1/')).status + delay, { policy });
-`,
-    );
-    writeFileSync(
-      join(project, 'tsconfig.json'),
-      JSON.stringify({
-        compilerOptions: { module: 'nodenext', target: 'es2022', strict: true, noEmit: true, lib: ['es2022', 'dom'], types: [] },
-        files: ['typed.ts'],
-      }),
-    );
-    execFileSync(process.execPath, [join(pkg, 'node_modules/typescript/bin/tsc'), '-p', project], { stdio: 'pipe' });
+`;
+    const dynamic = `export async function run(): Promise<number> {
+  const { retry } = await import('stoic');
+  return retry(() => 1);
+}
+`;
+    const cases = [
+      { name: 'esm-node16', type: 'module', module: 'node16', moduleResolution: 'node16', source: typed },
+      { name: 'esm-nodenext', type: 'module', module: 'nodenext', moduleResolution: 'nodenext', source: typed },
+      { name: 'esm-bundler', type: 'module', module: 'esnext', moduleResolution: 'bundler', source: typed },
+      { name: 'cjs-nodenext', type: 'commonjs', module: 'nodenext', moduleResolution: 'nodenext', source: typed },
+      { name: 'cjs-node16-import', type: 'commonjs', module: 'node16', moduleResolution: 'node16', source: dynamic },
+    ];
+    for (const c of cases) {
+      const dir = join(project, c.name);
+      execFileSync('mkdir', ['-p', dir]);
+      writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: c.name, private: true, type: c.type }));
+      writeFileSync(join(dir, 'typed.ts'), c.source);
+      writeFileSync(
+        join(dir, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            module: c.module,
+            moduleResolution: c.moduleResolution,
+            target: 'es2022',
+            strict: true,
+            noEmit: true,
+            lib: ['es2022', 'dom'],
+            types: [],
+            typeRoots: [],
+          },
+          files: ['typed.ts'],
+        }),
+      );
+      try {
+        execFileSync(process.execPath, [join(pkg, 'node_modules/typescript/bin/tsc'), '-p', dir], { stdio: 'pipe', encoding: 'utf8' });
+      } catch (error) {
+        assert.fail(`${c.name}: ${error.stdout}${error.stderr}`);
+      }
+    }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -36,8 +36,8 @@ export async function startWorkerd(workerFile) {
     .map((f) => relative(dir, f))
     .filter((f) => f.endsWith('.js') || f.endsWith('.wasm'))
     .map((f) => (f.endsWith('.wasm') ? `(name = "${f}", wasm = embed "${f}")` : `(name = "${f}", esModule = embed "${f}")`));
-  writeFileSync(
-    join(dir, 'config.capnp'),
+  return serve(
+    dir,
     `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
   services = [
@@ -59,6 +59,42 @@ const worker :Workerd.Worker = (
 );
 `,
   );
+}
+
+/**
+ * Runs a build tool's output as it wrote it: `files` (in `from`; the first
+ * is the main module) become the worker's modules under the same names.
+ */
+export async function startWorkerdConfig(from, files) {
+  const dir = mkdtempSync(join(tmpdir(), 'stoic-workerd-'));
+  for (const f of files) cpSync(join(from, f), join(dir, f));
+  const modules = files.map((f) =>
+    f.endsWith('.wasm') ? `(name = "${f}", wasm = embed "${f}")` : `(name = "${f}", esModule = embed "${f}")`,
+  );
+  const handle = await serve(
+    dir,
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "net", network = (allow = ["local"])),
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [
+    ${modules.join(',\n    ')}
+  ],
+  compatibilityDate = "2025-01-01",
+  globalOutbound = "net",
+);
+`,
+  );
+  return { ...handle, close: handle.stop };
+}
+
+async function serve(dir, config) {
+  writeFileSync(join(dir, 'config.capnp'), config);
   const port = await freePort();
   const bin = join(npmDir, 'node_modules/.bin/workerd');
   const child = spawn(bin, ['serve', join(dir, 'config.capnp'), '--socket-addr', `http=127.0.0.1:${port}`], {
