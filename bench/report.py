@@ -289,6 +289,35 @@ def toolchain_section(sizes: Json | None) -> list[str]:
     ]
 
 
+def coldstart_section(cold: Json | None) -> list[str]:
+    """Import + first decision in a fresh process or browser context (bench/js/coldstart.mjs)."""
+    if not cold:
+        return []
+    rows = []
+    for where, libs in cold["median_ms"].items():
+        base = libs.get("p-retry", {}).get("total")
+        for lib, m in libs.items():
+            vs = f"{m['total'] / base:.1f}x" if base else ""
+            rows.append(
+                [where, lib, f"{m['import']:.1f}", f"{m['first']:.1f}", f"**{m['total']:.1f}**", vs]
+            )
+    where = f"Node {cold['node']}" + (f", Chromium {cold['chromium']}" if cold["chromium"] else "")
+    return [
+        "",
+        "### Cold start",
+        "",
+        f"Import + the first `retry()` of a function that succeeds, in a fresh Node process and"
+        f" a fresh headless Chromium context (no caches), median of {cold['rounds']} interleaved"
+        f" rounds ({where}). stoic: its node and browser entries (the browser one fetches and"
+        " compiles the .wasm); the peers bundled into one file for the browser.",
+        "",
+        *table(
+            ["runtime", "library", "import ms", "first call ms", "total ms", "total / p-retry"],
+            rows,
+        ),
+    ]
+
+
 def cmd_write(out: Path, target: Path) -> None:
     run = load(out / "run.json") or {}
     rust, py, js = (load(out / f"{lang}.json") for lang in ("rust", "python", "js"))
@@ -429,6 +458,7 @@ def cmd_write(out: Path, target: Path) -> None:
             js["size_note"],
             "",
             *size_table(js),
+            *coldstart_section(load(out / "coldstart.json")),
             *toolchain_section(load(out / "toolchains.json")),
         ]
     else:

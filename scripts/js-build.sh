@@ -56,6 +56,18 @@ fi
 echo "js-build: tsc"
 "$bin/tsc" -p npm/tsconfig.build.json
 
+# Each entry point becomes one file holding the whole runtime (about 25
+# modules): loading one file instead of 25 takes a third off Node's import
+# time. The glue and the module stay separate files beside it (./wasm/), so
+# every entry shares one glue instance and bundlers still see the
+# `new URL('./wasm/...', import.meta.url)` asset.
+echo "js-build: bundle the entry points"
+for entry in node browser workerd inline manual; do
+  "$bin/esbuild" "npm/dist/$entry.js" --bundle --format=esm --platform=neutral --log-level=warning \
+    --external:./wasm/* --external:node:* --outfile="npm/dist/$entry.bundle.js"
+  mv "npm/dist/$entry.bundle.js" "npm/dist/$entry.js"
+done
+
 raw=$(wc -c < "$out/stoic_wasm_bg.wasm")
 gz=$(( $(gzip -9c "$out/stoic_wasm_bg.wasm" | wc -c) + $(gzip -9c "$out/stoic_wasm.js" | wc -c) ))
 echo "js-build: wasm ${raw} bytes; wasm + glue gzipped ${gz} bytes"
