@@ -4,6 +4,11 @@
 # unlocks on the stable toolchain this project pins.
 set -euo pipefail
 cd "$(dirname "$0")/../core"
+# The host boundaries first: arbitrary values at every exported function
+# (Python, hypothesis), many more cases than `make test` runs.
+echo "fuzz: Python boundaries (${FUZZ_EXAMPLES:-3000} cases per target)"
+(cd python && STOIC_FUZZ_EXAMPLES="${FUZZ_EXAMPLES:-3000}" ../.venv/bin/pytest -q tests/test_boundary_fuzz.py)
+
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --version 0.13.2 --locked
 fi

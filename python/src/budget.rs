@@ -2,13 +2,13 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::budget::{self, BudgetEvent, RetryCost};
 
 use crate::convert::{instant, serde_to_py};
 use crate::errors::py_config_error;
+use crate::errors::usage_error;
 use crate::parts;
 
 /// Proof that a retry was admitted; hand it back if the retry succeeds.
@@ -67,7 +67,7 @@ impl RetryBudget {
         cost: &str,
     ) -> PyResult<(Option<RetryTicket>, Option<&'static str>)> {
         let cost = RetryCost::from_code(cost)
-            .ok_or_else(|| PyValueError::new_err(format!("unknown retry cost {cost:?}")))?;
+            .ok_or_else(|| usage_error("invalid_value", format!("unknown retry cost {cost:?}")))?;
         let result = self.lock().try_retry(instant(now), cost);
         Ok(match result {
             Ok(ticket) => (Some(RetryTicket { inner: ticket }), None),

@@ -4,13 +4,14 @@
 //! delay or None`) and keep the core's full answer; `decision` converts it
 //! to a dict only when someone asks (an error, a hook, a test).
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stoic_core::{Admission, Decision, GiveUp, Outcome};
 
 use crate::convert::{instant, ms_to_secs, serde_to_py};
+use crate::errors::usage_error;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::policy::Policy;
+use crate::status::http_status;
 
 /// The core's last answer about this call.
 #[derive(Debug)]
@@ -62,8 +63,9 @@ impl Call {
         if self.policy.is(policy) {
             Ok(())
         } else {
-            Err(PyValueError::new_err(
-                "this call was started by another policy",
+            Err(usage_error(
+                "misuse",
+                "this call was started by another policy".to_owned(),
             ))
         }
     }
@@ -141,11 +143,12 @@ impl Call {
     fn on_status(
         &mut self,
         now: f64,
-        status: u16,
+        status: &Bound<'_, PyAny>,
         headers: Option<&Bound<'_, PyAny>>,
         detail: Option<&str>,
         wall_now: Option<f64>,
     ) -> PyResult<Option<f64>> {
+        let status = http_status(status)?;
         let pairs = header_pairs(headers)?;
         let outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now));
         Ok(self.observe_with(now, outcome, detail))

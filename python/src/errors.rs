@@ -44,6 +44,20 @@ pub(crate) fn py_config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
     config_error(py, &python_spelling(error))
 }
 
+/// `stoic.InputError(message, code)` for a value the binding itself refuses
+/// (an unknown code, a wrong length, a call of another policy): the same
+/// codes the JS binding uses (`invalid_value`, `misuse`). A `ValueError`
+/// subclass, as before.
+pub(crate) fn usage_error(code: &str, message: String) -> PyErr {
+    Python::attach(|py| {
+        raise(
+            py,
+            "InputError",
+            (format!("{code}: {message}"), code, String::new()),
+        )
+    })
+}
+
 /// `stoic.InputError(message, code)` for a pure helper's rejected input.
 pub(crate) fn input_error(py: Python<'_>, error: &InputError) -> PyErr {
     raise(

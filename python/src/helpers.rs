@@ -1,13 +1,13 @@
 //! The pure helpers: canonical JSON, idempotency keys, header values,
 //! Retry-After and HTTP dates, server hints.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes};
 use stoic_core::httpdate::{format_imf_fixdate, parse_http_date_at};
 use stoic_core::key::{self, KeyHeaderForm};
 
 use crate::convert::{from_py, ms_to_secs, secs_to_ms, serde_to_py, Numbers};
-use crate::errors::{input_error, value_input_error};
+use crate::errors::{input_error, usage_error, value_input_error};
 use crate::outcome::{header_pairs, hint};
 
 /// A Python value as JSON text (for the key helpers).
@@ -60,22 +60,36 @@ pub(crate) fn idempotency_key_text(
 /// `os.urandom`.
 #[pyfunction]
 #[pyo3(signature = (random=None))]
-pub(crate) fn random_key(py: Python<'_>, random: Option<Vec<u8>>) -> PyResult<String> {
-    let bytes = match random {
-        Some(bytes) => bytes,
+pub(crate) fn random_key(py: Python<'_>, random: Option<&Bound<'_, PyAny>>) -> PyResult<String> {
+    let bytes: Vec<u8> = match random {
+        Some(given)
+            if given.is_instance_of::<PyBytes>() || given.is_instance_of::<PyByteArray>() =>
+        {
+            given.extract()?
+        }
+        Some(given) => {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "random_key takes 16 bytes, not {}",
+                given.get_type().name()?
+            )))
+        }
         None => py.import("os")?.call_method1("urandom", (16,))?.extract()?,
     };
-    let bytes: [u8; 16] = bytes
-        .try_into()
-        .map_err(|_| PyValueError::new_err("random_key needs exactly 16 bytes"))?;
+    let bytes: [u8; 16] = bytes.try_into().map_err(|_| {
+        usage_error(
+            "invalid_value",
+            "random_key needs exactly 16 bytes".to_owned(),
+        )
+    })?;
     Ok(key::random_key(bytes))
 }
 
 fn header_form(form: &str) -> PyResult<KeyHeaderForm> {
     KeyHeaderForm::from_code(form).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown header form {form:?}; expected bare or quoted"
-        ))
+        usage_error(
+            "invalid_value",
+            format!("unknown header form {form:?}; expected bare or quoted"),
+        )
     })
 }
 

@@ -2,6 +2,7 @@
 //! error-code table and defaults it reads once at import, and the rule each
 //! HTTP request follows. The runtime keeps no copy of either.
 
+use crate::status::http_status;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stoic_core::host::{
@@ -27,14 +28,14 @@ pub(crate) fn host_policy(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
 
 /// Whether a response with `status` gets a body excerpt in its observation.
 #[pyfunction]
-pub(crate) fn wants_excerpt(status: u16) -> bool {
-    host::wants_excerpt(status)
+pub(crate) fn wants_excerpt(status: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(host::wants_excerpt(http_status(status)?))
 }
 
 /// Whether a response with `status` goes to the caller's validator.
 #[pyfunction]
-pub(crate) fn validates_status(status: u16) -> bool {
-    host::validates(status)
+pub(crate) fn validates_status(status: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(host::validates(http_status(status)?))
 }
 
 /// How to run one HTTP request: `(operation, scope, safe_to_repeat,

@@ -25,6 +25,7 @@ mod policy;
 mod records;
 mod schema;
 mod server;
+mod status;
 
 /// The native module. `stoic/__init__.py` re-exports what users need.
 #[pymodule]

@@ -1,12 +1,12 @@
 //! What the host observed, from Python arguments to the core's `Outcome`.
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stoic_core::hints::{server_hint, ServerHint};
 use stoic_core::{Class, NetworkErrorKind};
 
 use crate::convert::wall;
+use crate::errors::usage_error;
 
 /// Response headers as owned pairs: a dict, any mapping with `items()`
 /// (`httpx.Headers.multi_items()` keeps repeated headers apart), or an
@@ -49,18 +49,24 @@ pub(crate) fn hint(pairs: &[(String, String)], wall_now: Option<f64>) -> Option<
 pub(crate) fn network_kind(code: &str) -> PyResult<NetworkErrorKind> {
     NetworkErrorKind::from_code(code).ok_or_else(|| {
         let known: Vec<&str> = NetworkErrorKind::ALL.iter().map(|k| k.code()).collect();
-        PyValueError::new_err(format!(
-            "unknown network error kind {code:?}; expected one of {}",
-            known.join(", ")
-        ))
+        usage_error(
+            "invalid_value",
+            format!(
+                "unknown network error kind {code:?}; expected one of {}",
+                known.join(", ")
+            ),
+        )
     })
 }
 
 /// A class by its code.
 pub(crate) fn class(code: &str) -> PyResult<Class> {
     Class::from_code(code).ok_or_else(|| {
-        PyValueError::new_err(format!(
-            "unknown class {code:?}; expected transient, deterministic, ambiguous or success"
-        ))
+        usage_error(
+            "invalid_value",
+            format!(
+                "unknown class {code:?}; expected transient, deterministic, ambiguous or success"
+            ),
+        )
     })
 }

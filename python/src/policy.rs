@@ -7,7 +7,6 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use serde_json::Value;
@@ -15,10 +14,11 @@ use stoic_core::{CallSpec, Event, Method, Outcome, PolicyState};
 
 use crate::call::Call;
 use crate::convert::{from_py, instant, ms_to_secs, serde_to_py, wall, Numbers};
-use crate::errors::{config_error, py_config_error, value_config_error};
+use crate::errors::{config_error, py_config_error, usage_error, value_config_error};
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::overrides::CallOverrides;
 use crate::schema;
+use crate::status::http_status;
 
 /// A validated config and the state calls share: breakers, retry budgets
 /// and metrics per scope.
@@ -37,6 +37,7 @@ impl Policy {
         mut inner: stoic_core::Policy,
         records: Option<Py<PyAny>>,
     ) -> PyResult<Self> {
+        check_records(py, records.as_ref())?;
         anchor_wall_clock(py, &mut inner)?;
         Ok(Policy {
             inner: Mutex::new(inner),
@@ -49,6 +50,29 @@ impl Policy {
     pub(crate) fn lock(&self) -> MutexGuard<'_, stoic_core::Policy> {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
+}
+
+/// Refuses a records sink that delivery could not use, when the policy is
+/// built (a typo such as `records="logs"` would otherwise fail the caller's
+/// own call at its first event).
+fn check_records(py: Python<'_>, records: Option<&Py<PyAny>>) -> PyResult<()> {
+    let Some(sink) = records.map(|r| r.bind(py)) else {
+        return Ok(());
+    };
+    if let Ok(text) = sink.extract::<String>() {
+        if text == "logging" {
+            return Ok(());
+        }
+    } else if sink.is_callable() || sink.is_instance(&py.import("logging")?.getattr("Logger")?)? {
+        return Ok(());
+    }
+    let shown = sink
+        .repr()
+        .map_or_else(|_| String::new(), |r| format!(" {r}"));
+    Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        "records= must be None, \"logging\", a logging.Logger or a callable taking the event dict, not {}{shown}",
+        sink.get_type().name()?
+    )))
 }
 
 /// A seed from the OS: two clients must never share a jitter stream.
@@ -301,7 +325,7 @@ impl Policy {
         slf: &Bound<'py, Self>,
         now: f64,
         call: &Bound<'py, Call>,
-        status: Option<u16>,
+        status: Option<&Bound<'py, PyAny>>,
         network: Option<&str>,
         rejected: Option<&str>,
         raised: Option<&str>,
@@ -310,6 +334,7 @@ impl Policy {
         detail: Option<&str>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let pairs = header_pairs(headers)?;
+        let status = status.map(http_status).transpose()?;
         let kind = match (status, network, rejected, raised) {
             (None, None, None, None) => Outcome::success(),
             (Some(s), None, None, None) => Outcome::status(s),
@@ -317,8 +342,9 @@ impl Policy {
             (None, None, Some(c), None) => Outcome::rejected(class(c)?),
             (None, None, None, Some(c)) => Outcome::raised(class(c)?),
             _ => {
-                return Err(PyValueError::new_err(
-                    "give at most one of status, network, rejected and raised",
+                return Err(usage_error(
+                    "invalid_value",
+                    "give at most one of status, network, rejected and raised".to_owned(),
                 ))
             }
         };

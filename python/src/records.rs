@@ -3,7 +3,6 @@
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::record::{
@@ -11,7 +10,7 @@ use stoic_core::record::{
 };
 
 use crate::convert::{from_py, instant, secs_to_ms, serde_to_py, Numbers};
-use crate::errors::{py_config_error, value_config_error};
+use crate::errors::{py_config_error, usage_error, value_config_error};
 use crate::{parts, schema};
 
 /// Metrics and alert rules for one scope: `Metrics(**config)` takes the
@@ -58,8 +57,9 @@ impl Metrics {
         outcome: &str,
         duration: f64,
     ) -> PyResult<()> {
-        let outcome = CallOutcome::from_code(outcome)
-            .ok_or_else(|| PyValueError::new_err(format!("unknown call outcome {outcome:?}")))?;
+        let outcome = CallOutcome::from_code(outcome).ok_or_else(|| {
+            usage_error("invalid_value", format!("unknown call outcome {outcome:?}"))
+        })?;
         let summary = CallSummary {
             retries,
             outcome,
@@ -141,8 +141,9 @@ impl LogRecord {
         outcome: &str,
         total_duration: f64,
     ) -> PyResult<Self> {
-        let outcome = LogOutcome::from_code(outcome)
-            .ok_or_else(|| PyValueError::new_err(format!("unknown log outcome {outcome:?}")))?;
+        let outcome = LogOutcome::from_code(outcome).ok_or_else(|| {
+            usage_error("invalid_value", format!("unknown log outcome {outcome:?}"))
+        })?;
         let inner = record::LogRecord::new(
             crate::convert::wall(wall),
             operation,

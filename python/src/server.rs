@@ -9,6 +9,7 @@ use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfi
 use crate::convert::{from_py, secs_to_ms, serde_to_py, Numbers};
 use crate::errors::{input_error, py_config_error, value_config_error};
 use crate::schema;
+use crate::status::http_status;
 
 /// A stored entry from its dict (Python spelling: Unix seconds).
 fn entry(py: Python<'_>, stored: &Bound<'_, PyAny>) -> PyResult<StoredEntry> {
@@ -86,8 +87,9 @@ impl ServerIdempotency {
         py: Python<'py>,
         stored: &Bound<'py, PyAny>,
         now: f64,
-        status: u16,
+        status: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let status = http_status(status)?;
         let stored = entry(py, stored)?;
         serde_to_py(py, &stored.completed(secs_to_ms(now), status))
     }

@@ -484,3 +484,21 @@ def test_per_call_overrides_are_checked_and_limited(clock: stoic.VirtualClock) -
     assert backoff.value.field.startswith("backoff")
     with pytest.raises(TypeError, match="only max_attempts and backoff"):
         stoic.retry(policy=policy, timeouts={"total": 5})
+
+
+def test_a_misspelled_keyword_names_the_callers_own_keywords() -> None:
+    with pytest.raises(TypeError, match=r"'idempotnt' \(did you mean 'idempotent'\?\)"):
+        stoic.retry(idempotnt=False)
+    with pytest.raises(TypeError, match=r"'validat' \(did you mean 'validate'\?\)"):
+        stoic.retry(validat=lambda r: True)
+    with pytest.raises(TypeError, match=r"stoic.retrying\(\) got an unexpected keyword"):
+        stoic.retrying(max_atempts=2)
+    with pytest.raises(TypeError, match=r"did you mean 'idempotent'"):
+        stoic.retry(policy=stoic.Policy(), idempotnt=False)
+
+
+def test_a_records_sink_that_cannot_take_events_is_refused_at_construction() -> None:
+    with pytest.raises(TypeError, match="records= must be None"):
+        stoic.Policy(records="logs")
+    with pytest.raises(TypeError, match="records= must be None"):
+        stoic.retry(records=42)

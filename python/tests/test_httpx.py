@@ -252,3 +252,19 @@ def test_streaming_returns_the_response_unread(
     ):
         assert response.status_code == 200
         assert response.read() == b"ok"
+
+
+def test_transport_options_are_checked_when_it_is_built() -> None:
+    with pytest.raises(TypeError, match=r"did you mean 'server_deduplicates'"):
+        RetryTransport(server_deduplicate=True)
+    with pytest.raises(TypeError, match="keys= must be a bool"):
+        RetryTransport(keys="no")
+    with pytest.raises(TypeError, match=r"transport must be an httpx\.BaseTransport"):
+        RetryTransport(transport=5)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"give httpx\.Client a RetryTransport"):
+        httpx.Client(transport=AsyncRetryTransport()).get("http://127.0.0.1:9/")  # type: ignore[arg-type]
+    with (
+        pytest.raises(TypeError, match=r"give httpx\.Client a RetryTransport"),
+        httpx.Client(transport=AsyncRetryTransport()),  # type: ignore[arg-type]
+    ):
+        pass

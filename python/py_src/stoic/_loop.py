@@ -24,7 +24,7 @@ from typing import Any
 from ._classify import Classifier, Rejected
 from ._clock import Clock
 from ._records import deliver
-from ._runtime import Settings, stopped
+from ._runtime import Settings, keywords_of, stopped
 from ._steps import failed, rejected
 from ._stoic import Call, Policy
 from .testing import runtime
@@ -183,5 +183,10 @@ def retrying(
         validate=None,
         reraise=reraise,
         clock=clock,
+        caller="stoic.retrying",
+        keywords=_KEYWORDS,
     )
     return Retrying(settings)
+
+
+_KEYWORDS = keywords_of(retrying)

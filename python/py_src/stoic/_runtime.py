@@ -7,7 +7,9 @@ delay, key, deadline, breaker, budget) is the engine's answer.
 
 from __future__ import annotations
 
-import logging
+import difflib
+import functools
+import inspect
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -16,7 +18,7 @@ from ._clock import Clock
 from ._errors import RetryError
 from ._stoic import Call, CallOverrides, Policy
 
-__all__ = ["Judge", "Settings", "failure", "note", "report", "stopped"]
+__all__ = ["Judge", "Settings", "failure", "keywords_of", "note", "report", "stopped"]
 
 #: Reports a returned value: the delay before the next attempt, or None
 #: when the call is over (the value is returned). Arguments: the call, the
@@ -62,6 +64,8 @@ class Settings:
         validate: Callable[[Any], object] | None,
         reraise: bool,
         clock: Clock | None,
+        caller: str = "stoic.retry",
+        keywords: tuple[str, ...] = (),
         judge: Judge | None = None,
         discard: Callable[[Any], object] | None = None,
         adiscard: Callable[[Any], Awaitable[object]] | None = None,
@@ -81,12 +85,18 @@ class Settings:
         )
         overrides: CallOverrides | None = None
         if policy is None:
+            unknown = [k for k in config if k not in _engine_keys()]
+            if unknown:
+                raise _unexpected_keyword(caller, keywords, unknown[0])
             policy = Policy(records=records, **config)
         elif records is not None:
             raise TypeError("records= belongs to the policy: give it to stoic.Policy(records=...)")
         elif config:
             # A shared policy with this call's own attempts and backoff; its
             # breakers and budgets stay shared. Other keys are a TypeError.
+            unknown = [k for k in config if k not in _OVERRIDABLE]
+            if unknown and _close(unknown[0], keywords):
+                raise _unexpected_keyword(caller, keywords, unknown[0])
             overrides = policy.overrides(**config)
         self.policy = policy
         self.overrides = overrides
@@ -108,6 +118,40 @@ class Settings:
         self.preempt = preempt
 
 
+def keywords_of(fn: Callable[..., Any]) -> tuple[str, ...]:
+    """A function's own keyword-only parameters (for error messages)."""
+    params = inspect.signature(fn).parameters.values()
+    return tuple(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
+
+
+#: The engine settings a call may set on a shared policy (``policy.overrides``).
+_OVERRIDABLE = frozenset({"max_attempts", "backoff"})
+
+
+@functools.cache
+def _engine_keys() -> frozenset[str]:
+    """The engine's top-level config keys, as the core lists them."""
+    return frozenset(Policy(seed=0).config)
+
+
+def _close(name: str, choices: tuple[str, ...] | list[str]) -> str | None:
+    found = difflib.get_close_matches(name, choices, n=1, cutoff=0.75)
+    return found[0] if found else None
+
+
+def _unexpected_keyword(caller: str, keywords: tuple[str, ...], name: str) -> TypeError:
+    """A misspelled keyword, named against the caller's own keywords and the
+    engine's config keys (a typo of ``idempotent`` must not read as an
+    unknown engine setting)."""
+    engine = sorted(_engine_keys())
+    near = _close(name, [*keywords, *engine])
+    hint = f" (did you mean {near!r}?)" if near else ""
+    return TypeError(
+        f"{caller}() got an unexpected keyword argument {name!r}{hint}; its keywords are "
+        f"{', '.join(keywords)}, and the engine's config keys {', '.join(engine)}"
+    )
+
+
 def _check_settings(**given: Any) -> None:
     """Rejects a wrong argument when the decorator, loop or transport is
     built, naming it, instead of at the first call."""
@@ -117,14 +161,7 @@ def _check_settings(**given: Any) -> None:
 
     if given["policy"] is not None and not isinstance(given["policy"], Policy):
         raise wrong("policy", "a stoic.Policy")
-    records = given["records"]
-    if not (
-        records is None
-        or records == "logging"
-        or isinstance(records, logging.Logger)
-        or callable(records)
-    ):
-        raise wrong("records", 'None, "logging", a logging.Logger or a callable')
+    # records= is checked by the Policy it is given to.
     if not isinstance(given["operation"], str):
         raise wrong("operation", "a str")
     if not (isinstance(given["scope"], str) or callable(given["scope"])):

@@ -46,7 +46,7 @@ import httpx
 from ._classify import classify_result
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._runtime import Settings, report
+from ._runtime import Settings, keywords_of, report
 from ._stoic import (
     Call,
     Policy,
@@ -82,6 +82,11 @@ class _Base:
         records: Any,
         config: dict[str, Any],
     ) -> None:
+        _check_options(
+            keys=keys, server_deduplicates=server_deduplicates, stream=stream, key_header=key_header
+        )
+        if key_form not in ("bare", "quoted"):
+            raise TypeError(f'key_form= must be "bare" or "quoted", not {key_form!r}')
         self._settings = Settings(
             policy=policy,
             config=config,
@@ -95,6 +100,8 @@ class _Base:
             validate=validate,
             reraise=reraise,
             clock=clock,
+            caller=type(self).__name__,
+            keywords=keywords_of(type(self).__init__),
             judge=self._judge,
             discard=httpx.Response.close,
             adiscard=httpx.Response.aclose,
@@ -207,6 +214,30 @@ class _Base:
         )
 
 
+_WRONG_CLIENT_SYNC = (
+    "RetryTransport is for httpx.Client; give httpx.AsyncClient an AsyncRetryTransport"
+)
+_WRONG_CLIENT_ASYNC = (
+    "AsyncRetryTransport is for httpx.AsyncClient; give httpx.Client a RetryTransport"
+)
+
+
+def _check_options(**given: Any) -> None:
+    """Refuses a wrong option when the transport is built, naming it."""
+    for name, value in given.items():
+        expected = str if name == "key_header" else bool
+        if not isinstance(value, expected):
+            raise TypeError(f"{name}= must be a {expected.__name__}, not {type(value).__name__}")
+
+
+def _check_inner(transport: object, expected: type, advice: str) -> None:
+    if not isinstance(transport, expected):
+        raise TypeError(
+            f"transport must be an httpx.{expected.__name__}, not {type(transport).__name__}"
+            f" ({advice})"
+        )
+
+
 class RetryTransport(_Base, httpx.BaseTransport):
     """A retrying ``httpx.BaseTransport`` around ``transport`` (default
     ``httpx.HTTPTransport()``). Config keywords build a private policy;
@@ -241,6 +272,8 @@ class RetryTransport(_Base, httpx.BaseTransport):
             records=records,
             config=config,
         )
+        if transport is not None:
+            _check_inner(transport, httpx.BaseTransport, "async ones go in AsyncRetryTransport")
         self._inner = transport if transport is not None else httpx.HTTPTransport()
         self._run = sync_loop(self._settings, self._send, "", start=self._start)
 
@@ -264,6 +297,13 @@ class RetryTransport(_Base, httpx.BaseTransport):
 
     def close(self) -> None:
         self._inner.close()
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        """Not for ``httpx.AsyncClient``: says which transport is."""
+        raise TypeError(_WRONG_CLIENT_SYNC)
+
+    async def __aenter__(self) -> RetryTransport:
+        raise TypeError(_WRONG_CLIENT_SYNC)
 
 
 class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
@@ -299,6 +339,8 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
             records=records,
             config=config,
         )
+        if transport is not None:
+            _check_inner(transport, httpx.AsyncBaseTransport, "sync ones go in RetryTransport")
         self._inner = transport if transport is not None else httpx.AsyncHTTPTransport()
         self._run = async_loop(self._settings, self._send, "", start=self._start)
 
@@ -320,3 +362,10 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
 
     async def aclose(self) -> None:
         await self._inner.aclose()
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        """Not for ``httpx.Client``: says which transport is."""
+        raise TypeError(_WRONG_CLIENT_ASYNC)
+
+    def __enter__(self) -> AsyncRetryTransport:
+        raise TypeError(_WRONG_CLIENT_ASYNC)
