@@ -235,6 +235,11 @@ pub fn describe(observed: Observed<'_>) -> String {
                 (false, false) => format!("HTTP {status} {phrase} ({meaning})"),
             }
         }
+        // `unknown` names what is not known (whether the request arrived),
+        // not the error: the text says only what happened.
+        Observed::Network(NetworkErrorKind::Unknown) => {
+            format!("network error ({})", network_meaning(NetworkErrorKind::Unknown))
+        }
         Observed::Network(kind) => {
             format!("network error {} ({})", kind.code(), network_meaning(kind))
         }

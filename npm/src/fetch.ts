@@ -19,7 +19,7 @@
 import type { Attempt } from './attempt.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
-import { knownOptions } from './guard.js';
+import { knownOptions, misplacedOptions } from './guard.js';
 import { type RetryInfo, runCall, type Steps } from './loop.js';
 import { type Policy, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
@@ -91,6 +91,22 @@ const FACTORY_OPTIONS = new Set([
   'onRetry',
 ]);
 
+/** What a request's init may carry besides the `RequestInit` members. */
+const REQUEST_OPTIONS = ['operation', 'scope', 'idempotencyKey', 'validate', 'stream'];
+
+/** `RequestInit` members (standard, undici's, Workers'): never mistaken for a misspelling. */
+const REQUEST_INIT = [
+  'body', 'cache', 'credentials', 'headers', 'integrity', 'keepalive', 'method', 'mode', 'priority',
+  'redirect', 'referrer', 'referrerPolicy', 'signal', 'window', 'duplex', 'dispatcher', 'cf',
+];
+
+/** Names that do nothing in a request's init, and where they belong. */
+const ELSEWHERE = new Map([
+  ...[...FACTORY_OPTIONS].filter((n) => !REQUEST_OPTIONS.includes(n)).map((n): [string, string] => [n, 'is a createFetch() option, not a per-request one']),
+  ['idempotent', 'does not exist: a request is safe to repeat by its method, or with an idempotencyKey or createFetch({ serverDeduplicates: true })'],
+  ['maxAttempts', 'belongs to the policy: createFetch({ policy: new Policy({ maxAttempts }) })'],
+]);
+
 /** Statuses a `Response` cannot be built with a body for. */
 const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
@@ -133,6 +149,9 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
   const keys = options.keys ?? true;
   const serverDeduplicates = options.serverDeduplicates ?? false;
   return async function stoicFetch(input, init = {}) {
+    if (typeof init === 'object' && init !== null) {
+      misplacedOptions(init, REQUEST_OPTIONS, REQUEST_INIT, ELSEWHERE, 'fetch(input, init)');
+    }
     const host = hostTables();
     const keyHeader = options.keyHeader ?? host.keyHeader;
     const keyForm = options.keyForm ?? host.keyForm;

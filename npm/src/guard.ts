@@ -70,3 +70,43 @@ export function knownOptions(options: unknown, known: Set<string>, call: string,
     }
   }
 }
+
+/** The edit distance of two short names (for "did you mean"). */
+function distance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diagonal = row[0];
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const above = row[j];
+      row[j] = Math.min(row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diagonal = above;
+    }
+  }
+  return row[b.length];
+}
+
+/**
+ * Refuses, in an object that may carry anybody's keys (a `RequestInit`), the
+ * names that would silently do nothing: the ones `elsewhere` says belong
+ * somewhere else, and near-misses (edit distance <= 2) of the names `own`
+ * holds. Names in `others` (the object's own members) always pass.
+ */
+export function misplacedOptions(
+  options: object,
+  own: readonly string[],
+  others: readonly string[],
+  elsewhere: Map<string, string>,
+  call: string,
+): void {
+  for (const name of Object.keys(options)) {
+    if (own.includes(name) || others.includes(name)) continue;
+    const where = elsewhere.get(name);
+    const near = where === undefined ? own.find((o) => distance(o.toLowerCase(), name.toLowerCase()) <= 2) : undefined;
+    if (where === undefined && near === undefined) continue;
+    const error = new TypeError(
+      where !== undefined ? `${call}: "${name}" ${where}` : `${call}: unknown option "${name}" (did you mean "${near}"?)`,
+    );
+    throw Object.assign(error, { code: 'unknown_field', field: name });
+  }
+}

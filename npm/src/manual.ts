@@ -32,6 +32,12 @@ export async function init(source: WasmSource): Promise<void> {
 /** Loads the module synchronously from a compiled module or its bytes (no fetch, no await). */
 export function initFrom(source: WebAssembly.Module | BufferSource): void {
   if (isLoaded()) return;
+  if (!(source instanceof WebAssembly.Module || ArrayBuffer.isView(source) || source instanceof ArrayBuffer)) {
+    throw Object.assign(new TypeError('initFrom(source): source must be a WebAssembly.Module or the bytes of one'), {
+      code: 'wrong_type',
+      field: 'source',
+    });
+  }
   initSync({ module: source });
   markLoaded();
 }

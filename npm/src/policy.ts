@@ -7,7 +7,7 @@ import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
-import { httpStatus, jsonText } from './guard.js';
+import { httpStatus, jsonText, optionalText, text as text_ } from './guard.js';
 import { packHeaders } from './headers.js';
 import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
@@ -344,7 +344,9 @@ export function startNamed(
   key: string | undefined,
   overrides?: CallOverrides,
 ): number {
-  const text = policy.text.write(operation, scope, key);
+  // Checked here, where every named start passes: a non-string would reach
+  // the text area's encoder and fail there without a code.
+  const text = policy.text.write(text_(operation, 'operation'), text_(scope, 'scope'), optionalText(key, 'idempotencyKey'));
   return overrides === undefined
     ? policy.core.startNamed(now, text.a, text.b, idempotent, text.c)
     : policy.core.startWith(now, text.a, text.b, idempotent, text.c, overrides);

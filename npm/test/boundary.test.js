@@ -5,6 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   CircuitBreaker,
+  createFetch,
   canonicalJson,
   canonicalizeJsonText,
   idempotencyKey,
@@ -158,4 +159,27 @@ test('free() while a retry() runs waits for it: the result is not lost', async (
   assert.equal(await running, 'ok');
   const error = typed(() => policy.start({ operation: 'z' }), 'misuse');
   assert.equal(error.name, 'InputError');
+});
+
+test('createFetch: per-request names that would do nothing are refused; other RequestInit members pass', async () => {
+  const fetchWithRetries = createFetch({ fetch: async () => new Response('ok') });
+  const refused = async (init, pattern) => {
+    await assert.rejects(fetchWithRetries('http://127.0.0.1:9/', init), (e) => {
+      assert.equal(e.code, 'unknown_field');
+      assert.match(e.message, pattern);
+      return true;
+    });
+  };
+  await refused({ idempotencyKy: 'k' }, /did you mean "idempotencyKey"/);
+  await refused({ onRetry() {} }, /createFetch\(\) option/);
+  await refused({ idempotent: true }, /does not exist/);
+  for (const init of [{ next: { revalidate: 1 } }, { cf: { cacheTtl: 5 } }, { priority: 'high' }, { x: 1 }]) {
+    assert.equal((await fetchWithRetries('http://127.0.0.1:9/', init)).status, 200);
+  }
+});
+
+test('retry(): operation, scope and idempotencyKey that are not strings are TypeErrors with a code', async () => {
+  for (const options of [{ operation: 7 }, { scope: {} }, { idempotencyKey: new Map() }]) {
+    await assert.rejects(retry(() => 1, options), (e) => e instanceof TypeError && e.code === 'wrong_type');
+  }
 });
