@@ -238,7 +238,10 @@ pub fn describe(observed: Observed<'_>) -> String {
         // `unknown` names what is not known (whether the request arrived),
         // not the error: the text says only what happened.
         Observed::Network(NetworkErrorKind::Unknown) => {
-            format!("network error ({})", network_meaning(NetworkErrorKind::Unknown))
+            format!(
+                "network error ({})",
+                network_meaning(NetworkErrorKind::Unknown)
+            )
         }
         Observed::Network(kind) => {
             format!("network error {} ({})", kind.code(), network_meaning(kind))

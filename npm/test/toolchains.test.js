@@ -7,7 +7,6 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { promisify } from 'node:util';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -18,7 +17,7 @@ import { gzipSync } from 'node:zlib';
 import { findChromium, HOW_TO_ENABLE, launch } from '../testlib/chromium.js';
 import { startServer } from '../testlib/server.js';
 import { serveFolder } from '../testlib/static.js';
-import { startWorkerdConfig } from '../testlib/workerd.js';
+import { freePort, startWorkerdConfig } from '../testlib/workerd.js';
 
 const execFileAsync = promisify(execFile);
 const npmDir = fileURLToPath(new URL('..', import.meta.url));
@@ -323,17 +322,6 @@ test('wrangler: `wrangler deploy --dry-run --outdir` output runs in workerd', as
   }
   shipped.wrangler = gzippedBytes(out);
 });
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address();
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 test('wrangler: `wrangler dev` serves the worker (its own workerd) and it runs', async () => {
   const port = await freePort();

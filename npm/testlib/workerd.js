@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 
 const npmDir = fileURLToPath(new URL('..', import.meta.url));
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const probe = createServer();
     probe.once('error', reject);
@@ -27,6 +27,32 @@ function files(dir) {
   );
 }
 
+/** A capnp module entry for a file in the worker's folder. */
+const moduleEntry = (f) => (f.endsWith('.wasm') ? `(name = "${f}", wasm = embed "${f}")` : `(name = "${f}", esModule = embed "${f}")`);
+
+/** The config of one worker on 127.0.0.1 (local network allowed), with a disk service if `store` is given. */
+function config(modules, store) {
+  const disk = store ? `\n    (name = "store", disk = (path = "${store}", writable = true)),` : '';
+  const binding = store ? '\n  bindings = [(name = "STORE", service = "store")],' : '';
+  return `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "net", network = (allow = ["local"])),${disk}
+  ],
+  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
+);
+const worker :Workerd.Worker = (
+  modules = [
+    ${modules.join(',\n    ')}
+  ],
+  compatibilityDate = "2025-01-01",${binding}
+  globalOutbound = "net",
+);
+`;
+}
+
+/** Runs `workerFile` with the package's dist beside it (`stoic` names its workerd entry). */
 export async function startWorkerd(workerFile) {
   const dir = mkdtempSync(join(tmpdir(), 'stoic-workerd-'));
   cpSync(join(npmDir, 'dist'), join(dir, 'stoic'), { recursive: true });
@@ -35,30 +61,9 @@ export async function startWorkerd(workerFile) {
   const modules = files(join(dir, 'stoic'))
     .map((f) => relative(dir, f))
     .filter((f) => f.endsWith('.js') || f.endsWith('.wasm'))
-    .map((f) => (f.endsWith('.wasm') ? `(name = "${f}", wasm = embed "${f}")` : `(name = "${f}", esModule = embed "${f}")`));
-  return serve(
-    dir,
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [
-    (name = "main", worker = .worker),
-    (name = "net", network = (allow = ["local"])),
-    (name = "store", disk = (path = "${join(dir, 'store')}", writable = true)),
-  ],
-  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
-);
-const worker :Workerd.Worker = (
-  modules = [
-    (name = "worker.js", esModule = embed "worker.js"),
-    (name = "stoic", esModule = "export * from './stoic/workerd.js';"),
-    ${modules.join(',\n    ')}
-  ],
-  compatibilityDate = "2025-01-01",
-  bindings = [(name = "STORE", service = "store")],
-  globalOutbound = "net",
-);
-`,
-  );
+    .map(moduleEntry);
+  const main = ['(name = "worker.js", esModule = embed "worker.js")', `(name = "stoic", esModule = "export * from './stoic/workerd.js';")`];
+  return serve(dir, config([...main, ...modules], join(dir, 'store')));
 }
 
 /**
@@ -68,28 +73,7 @@ const worker :Workerd.Worker = (
 export async function startWorkerdConfig(from, files) {
   const dir = mkdtempSync(join(tmpdir(), 'stoic-workerd-'));
   for (const f of files) cpSync(join(from, f), join(dir, f));
-  const modules = files.map((f) =>
-    f.endsWith('.wasm') ? `(name = "${f}", wasm = embed "${f}")` : `(name = "${f}", esModule = embed "${f}")`,
-  );
-  const handle = await serve(
-    dir,
-    `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [
-    (name = "main", worker = .worker),
-    (name = "net", network = (allow = ["local"])),
-  ],
-  sockets = [(name = "http", address = "127.0.0.1:0", http = (), service = "main")],
-);
-const worker :Workerd.Worker = (
-  modules = [
-    ${modules.join(',\n    ')}
-  ],
-  compatibilityDate = "2025-01-01",
-  globalOutbound = "net",
-);
-`,
-  );
+  const handle = await serve(dir, config(files.map(moduleEntry)));
   return { ...handle, close: handle.stop };
 }
 

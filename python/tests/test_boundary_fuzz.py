@@ -138,24 +138,30 @@ def _check(outcome: BaseException | None) -> None:
     raise AssertionError(f"untyped error {type(outcome).__name__}: {outcome!r}") from outcome
 
 
-@pytest.mark.parametrize(("name", "target"), _targets(), ids=[n for n, _ in _targets()])
-def test_any_value_gets_an_answer_or_a_typed_error(name: str, target: Callable[..., Any]) -> None:
+def _fuzz(call: Callable[[list[Any], dict[str, Any]], object], max_args: int = 4) -> None:
+    """Runs ``call(args, kwargs)`` on generated arguments; judges each outcome."""
+
     @settings(
         max_examples=EXAMPLES,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
         database=None,
     )
-    @given(st.lists(VALUES, max_size=4), KEYWORDS)
+    @given(st.lists(VALUES, max_size=max_args), KEYWORDS)
     def run(args: list[Any], kwargs: dict[str, Any]) -> None:
         outcome: BaseException | None = None
         try:
-            target(*args, **kwargs)
+            call(args, kwargs)
         except Exception as exc:  # judged by _check
             outcome = exc
         _check(outcome)
 
     run()
+
+
+@pytest.mark.parametrize(("name", "target"), _targets(), ids=[n for n, _ in _targets()])
+def test_any_value_gets_an_answer_or_a_typed_error(name: str, target: Callable[..., Any]) -> None:
+    _fuzz(lambda args, kwargs: target(*args, **kwargs))
 
 
 POLICY_METHODS = [
@@ -175,18 +181,7 @@ POLICY_METHODS = [
 @pytest.mark.parametrize("method", POLICY_METHODS)
 def test_policy_methods_take_any_value(method: str) -> None:
     policy = stoic.Policy(seed=1)
-
-    @settings(max_examples=EXAMPLES, deadline=None, database=None)
-    @given(st.lists(VALUES, max_size=4), KEYWORDS)
-    def run(args: list[Any], kwargs: dict[str, Any]) -> None:
-        outcome: BaseException | None = None
-        try:
-            getattr(policy, method)(*args, **kwargs)
-        except Exception as exc:
-            outcome = exc
-        _check(outcome)
-
-    run()
+    _fuzz(lambda args, kwargs: getattr(policy, method)(*args, **kwargs))
 
 
 CALL_METHODS = ["admit", "on_success", "on_status", "on_network_error", "on_rejected", "on_raised"]
@@ -196,16 +191,11 @@ CALL_METHODS = ["admit", "on_success", "on_status", "on_network_error", "on_reje
 def test_call_methods_take_any_value(method: str) -> None:
     policy = stoic.Policy(seed=1)
 
-    @settings(max_examples=EXAMPLES, deadline=None, database=None)
-    @given(st.lists(VALUES, max_size=5), KEYWORDS)
-    def run(args: list[Any], kwargs: dict[str, Any]) -> None:
+    def on_a_fresh_call(args: list[Any], kwargs: dict[str, Any]) -> None:
         call = policy.begin(0.0, "op")
-        outcome: BaseException | None = None
         try:
             getattr(call, method)(*args, **kwargs)
-        except Exception as exc:
-            outcome = exc
-        _check(outcome)
-        call.cancel(0.0)
+        finally:
+            call.cancel(0.0)
 
-    run()
+    _fuzz(on_a_fresh_call, max_args=5)
