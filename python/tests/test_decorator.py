@@ -502,3 +502,17 @@ def test_a_records_sink_that_cannot_take_events_is_refused_at_construction() -> 
         stoic.Policy(records="logs")
     with pytest.raises(TypeError, match="records= must be None"):
         stoic.retry(records=42)
+
+
+def test_classify_may_answer_in_the_js_form(clock: stoic.VirtualClock) -> None:
+    calls = []
+
+    @stoic.retry(max_attempts=3, classify=lambda e: {"class": "transient", "detail": "busy"})
+    def busy() -> str:
+        calls.append(1)
+        if len(calls) < 2:
+            raise LookupError("busy")
+        return "done"
+
+    assert busy() == "done"
+    assert len(calls) == 2

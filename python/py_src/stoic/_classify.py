@@ -174,7 +174,14 @@ def _from_user(value: Any) -> Outcome | None:
         return ("raised", value, None)
     if isinstance(value, tuple) and len(value) == 3:
         return value
-    raise TypeError(f"a classifier returned {value!r}; expected None, a Rejected or a class code")
+    if isinstance(value, dict) and isinstance(value.get("class"), str):
+        # The JS form, {"class": "transient", "detail": "..."}, means the same.
+        detail = value.get("detail")
+        return ("raised", value["class"], detail if isinstance(detail, str) else None)
+    raise TypeError(
+        f"a classifier returned {value!r}; expected None, a Rejected, a class code"
+        ' or {"class": code}'
+    )
 
 
 def classify_exception(
