@@ -282,7 +282,8 @@ def toolchain_section(sizes: Json | None) -> list[str]:
         "### What each toolchain ships",
         "",
         "The same app (`npm/toolchains/app`: `createFetch` + `retry`), built from the packed"
-        " tarball by each tool with its production defaults; gzip -9 of every .js and .wasm"
+        " tarball by each tool with its production defaults (Vite, webpack, Parcel, esbuild,"
+        " Rollup, wrangler); gzip -9 of every .js and .wasm"
         " file the build emitted (the inline builds carry the module as base64).",
         "",
         *table(["build", "gzip bytes"], rows),

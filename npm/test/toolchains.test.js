@@ -181,6 +181,17 @@ test('webpack 5: a production build of `import ... from "stoic"` runs in Chromiu
   shipped.webpack = gzippedBytes(outDir('webpack'));
 });
 
+test('Parcel: parcel build of `import ... from "stoic"` runs in Chromium', async () => {
+  const out = outDir('parcel');
+  await execFileAsync(
+    process.execPath,
+    [tools.resolve('parcel/lib/bin.js'), 'build', 'index.html', '--dist-dir', out, '--public-url', './', '--no-cache'],
+    { cwd: appDir(), timeout: 180_000, env: { ...process.env, PARCEL_WORKERS: '1' } },
+  );
+  assert.deepEqual(await runPage('parcel'), EXPECTED);
+  shipped.parcel = gzippedBytes(out);
+});
+
 test('esbuild: a browser bundle of `import ... from "stoic"` runs in Chromium, with the .wasm copied beside it', async () => {
   const { build } = await load('esbuild');
   const out = outDir('esbuild');
