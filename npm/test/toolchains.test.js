@@ -381,3 +381,49 @@ test('Deno runs `import ... from "stoic"` from node_modules', async () => {
   const deno = join(toolsDir, 'node_modules/.bin/deno');
   assert.deepEqual(await runWith([deno, 'run', '--allow-read', '--allow-net', '--allow-env'], 'deno'), EXPECTED);
 });
+
+test('Next.js: next build + next start render a server component and a route handler that use stoic', async () => {
+  const project = join(scratch, 'next-app');
+  cpSync(join(toolsDir, 'next-app'), project, { recursive: true });
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'next-app', private: true, type: 'module' }));
+  const tarball = readdirSync(scratch).find((f) => f.endsWith('.tgz'));
+  // next, react and react-dom at the toolchains' pinned versions, installed into the project
+  // from npm's cache (the toolchains install put them there), as a user's project has them.
+  const pinned = JSON.parse(readFileSync(join(toolsDir, 'package.json'), 'utf8')).devDependencies;
+  const deps = ['next', 'react', 'react-dom'].map((name) => `${name}@${pinned[name]}`);
+  await execFileAsync('npm', ['install', '--silent', '--prefer-offline', '--no-audit', '--no-fund', join(scratch, tarball), ...deps], {
+    cwd: project,
+    timeout: 300_000,
+  });
+  const next = join(project, 'node_modules/next/dist/bin/next');
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
+  await execFileAsync(process.execPath, [next, 'build'], { cwd: project, timeout: 300_000, env });
+  const port = await freePort();
+  const child = spawn(process.execPath, [next, 'start', '-p', String(port), '-H', '127.0.0.1'], {
+    cwd: project,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env,
+  });
+  let log = '';
+  child.stdout.on('data', (d) => (log += d));
+  child.stderr.on('data', (d) => (log += d));
+  try {
+    let page;
+    for (let i = 0; !page; i++) {
+      assert.equal(child.exitCode, null, `next start exited: ${log}`);
+      try {
+        page = await (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(20_000) })).text();
+      } catch {
+        assert.ok(i < 150, `next start did not answer: ${log}`);
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    assert.match(page, /attempts=(<!-- -->)?2/);
+    const target = encodeURIComponent(server.url('/flaky/next'));
+    const route = await fetch(`http://127.0.0.1:${port}/api/check?target=${target}`);
+    assert.deepEqual(await route.json(), { status: 200, body: 'ok' });
+  } finally {
+    process.kill(-child.pid, 'SIGTERM');
+  }
+});
