@@ -1,9 +1,10 @@
 // The packed package in the toolchains users build with. `npm pack`, install
-// the tarball into a scratch project, build a tiny app (toolchains/app)
-// with each tool's own API and defaults, then run what it produced: browser
-// builds in headless Chromium, served from 127.0.0.1, calling a flaky local
-// endpoint; Node bundles with `node`; wrangler's output in workerd. The
-// tools are pinned in toolchains/package-lock.json (scripts/toolchains-install.sh).
+// the tarball into a scratch project, build a tiny app (toolchains/app, and
+// toolchains/next-app for Next.js) with each tool's own API and defaults,
+// then run what it produced: browser builds in headless Chromium, served from
+// 127.0.0.1, calling a flaky local endpoint; Node bundles with `node`;
+// wrangler's output in workerd; Bun and Deno on the source. The tools are
+// pinned in toolchains/package-lock.json and installed by scripts/js-tools.sh.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
