@@ -30,7 +30,7 @@ from typing import Any, ParamSpec, TypeVar, cast, overload
 from ._classify import Classifier
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._runtime import Settings, keywords_of
+from ._runtime import Settings
 from ._steps import validated
 from ._stoic import Policy
 
@@ -119,7 +119,7 @@ def retry(
         reraise=reraise,
         clock=clock,
         caller="stoic.retry",
-        keywords=_KEYWORDS,
+        signature=retry,
         judge=validated if validate is not None else None,
     )
 
@@ -132,9 +132,6 @@ def retry(
             raise TypeError(f"@stoic.retry decorates a function, not {type(fn).__name__}")
         return decorate(fn)
     return decorate
-
-
-_KEYWORDS = keywords_of(retry)
 
 
 def _operation(fn: Callable[..., Any], s: Settings) -> str:

@@ -24,7 +24,7 @@ from typing import Any
 from ._classify import Classifier, Rejected
 from ._clock import Clock
 from ._records import deliver
-from ._runtime import Settings, keywords_of, stopped
+from ._runtime import Settings, stopped
 from ._steps import failed, rejected
 from ._stoic import Call, Policy
 from .testing import runtime
@@ -184,9 +184,6 @@ def retrying(
         reraise=reraise,
         clock=clock,
         caller="stoic.retrying",
-        keywords=_KEYWORDS,
+        signature=retrying,
     )
     return Retrying(settings)
-
-
-_KEYWORDS = keywords_of(retrying)

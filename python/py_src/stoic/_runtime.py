@@ -18,7 +18,7 @@ from ._clock import Clock
 from ._errors import RetryError
 from ._stoic import Call, CallOverrides, Policy
 
-__all__ = ["Judge", "Settings", "failure", "keywords_of", "note", "report", "stopped"]
+__all__ = ["Judge", "Settings", "failure", "note", "report", "stopped", "wrong_type"]
 
 #: Reports a returned value: the delay before the next attempt, or None
 #: when the call is over (the value is returned). Arguments: the call, the
@@ -65,7 +65,7 @@ class Settings:
         reraise: bool,
         clock: Clock | None,
         caller: str = "stoic.retry",
-        keywords: tuple[str, ...] = (),
+        signature: Callable[..., Any] | None = None,
         judge: Judge | None = None,
         discard: Callable[[Any], object] | None = None,
         adiscard: Callable[[Any], Awaitable[object]] | None = None,
@@ -87,7 +87,7 @@ class Settings:
         if policy is None:
             unknown = [k for k in config if k not in _engine_keys()]
             if unknown:
-                raise _unexpected_keyword(caller, keywords, unknown[0])
+                raise _unexpected_keyword(caller, signature, unknown[0])
             policy = Policy(records=records, **config)
         elif records is not None:
             raise TypeError("records= belongs to the policy: give it to stoic.Policy(records=...)")
@@ -95,8 +95,8 @@ class Settings:
             # A shared policy with this call's own attempts and backoff; its
             # breakers and budgets stay shared. Other keys are a TypeError.
             unknown = [k for k in config if k not in _OVERRIDABLE]
-            if unknown and _close(unknown[0], keywords):
-                raise _unexpected_keyword(caller, keywords, unknown[0])
+            if unknown and _close(unknown[0], _keywords_of(signature)):
+                raise _unexpected_keyword(caller, signature, unknown[0])
             overrides = policy.overrides(**config)
         self.policy = policy
         self.overrides = overrides
@@ -118,8 +118,11 @@ class Settings:
         self.preempt = preempt
 
 
-def keywords_of(fn: Callable[..., Any]) -> tuple[str, ...]:
-    """A function's own keyword-only parameters (for error messages)."""
+def _keywords_of(fn: Callable[..., Any] | None) -> tuple[str, ...]:
+    """A function's own keyword-only parameters (for error messages: read
+    only when there is one to write)."""
+    if fn is None:
+        return ()
     params = inspect.signature(fn).parameters.values()
     return tuple(p.name for p in params if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
@@ -139,10 +142,11 @@ def _close(name: str, choices: tuple[str, ...] | list[str]) -> str | None:
     return found[0] if found else None
 
 
-def _unexpected_keyword(caller: str, keywords: tuple[str, ...], name: str) -> TypeError:
+def _unexpected_keyword(caller: str, signature: Callable[..., Any] | None, name: str) -> TypeError:
     """A misspelled keyword, named against the caller's own keywords and the
     engine's config keys (a typo of ``idempotent`` must not read as an
     unknown engine setting)."""
+    keywords = _keywords_of(signature)
     engine = sorted(_engine_keys())
     near = _close(name, [*keywords, *engine])
     hint = f" (did you mean {near!r}?)" if near else ""
@@ -152,12 +156,17 @@ def _unexpected_keyword(caller: str, keywords: tuple[str, ...], name: str) -> Ty
     )
 
 
+def wrong_type(name: str, expected: str, value: object) -> TypeError:
+    """The error for an argument of the wrong type, naming it."""
+    return TypeError(f"{name}= must be {expected}, not {type(value).__name__}")
+
+
 def _check_settings(**given: Any) -> None:
     """Rejects a wrong argument when the decorator, loop or transport is
     built, naming it, instead of at the first call."""
 
     def wrong(name: str, expected: str) -> TypeError:
-        return TypeError(f"{name}= must be {expected}, not {type(given[name]).__name__}")
+        return wrong_type(name, expected, given[name])
 
     if given["policy"] is not None and not isinstance(given["policy"], Policy):
         raise wrong("policy", "a stoic.Policy")

@@ -46,7 +46,7 @@ import httpx
 from ._classify import classify_result
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._runtime import Settings, keywords_of, report
+from ._runtime import Settings, report, wrong_type
 from ._stoic import (
     Call,
     Policy,
@@ -101,7 +101,7 @@ class _Base:
             reraise=reraise,
             clock=clock,
             caller=type(self).__name__,
-            keywords=keywords_of(type(self).__init__),
+            signature=type(self).__init__,
             judge=self._judge,
             discard=httpx.Response.close,
             adiscard=httpx.Response.aclose,
@@ -227,7 +227,7 @@ def _check_options(**given: Any) -> None:
     for name, value in given.items():
         expected = str if name == "key_header" else bool
         if not isinstance(value, expected):
-            raise TypeError(f"{name}= must be a {expected.__name__}, not {type(value).__name__}")
+            raise wrong_type(name, f"a {expected.__name__}", value)
 
 
 def _check_inner(transport: object, expected: type, advice: str) -> None:
