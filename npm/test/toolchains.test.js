@@ -9,10 +9,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, execFileSync, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL, fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { findChromium, HOW_TO_ENABLE, launch } from '../testlib/chromium.js';
@@ -335,31 +335,50 @@ test('wrangler: `wrangler deploy --dry-run --outdir` output runs in workerd', as
   shipped.wrangler = gzippedBytes(out);
 });
 
-test('wrangler: `wrangler dev` serves the worker (its own workerd) and it runs', async () => {
+/**
+ * Starts a server process (`node` with `argv(port)`, on a free port) and
+ * waits, up to `tries` times 200 ms, until `path` answers; returns that first
+ * response, the origin, the process's log and `stop()`, which ends the
+ * process group (the server and what it started, such as wrangler's workerd).
+ */
+async function startServing(name, argv, path, options, tries) {
   const port = await freePort();
-  const child = spawn(
-    process.execPath,
-    [tools.resolve('wrangler/bin/wrangler.js'), 'dev', '--ip', '127.0.0.1', '--port', String(port)],
-    { cwd: appDir(), detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' } },
-  );
+  const child = spawn(process.execPath, argv(port), { ...options, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stdout.on('data', (d) => (log += d));
   child.stderr.on('data', (d) => (log += d));
+  const stop = () => process.kill(-child.pid, 'SIGTERM');
+  const origin = `http://127.0.0.1:${port}`;
   try {
-    const target = encodeURIComponent(server.url('/flaky/wrangler-dev'));
-    let response;
-    for (let i = 0; !response; i++) {
-      assert.equal(child.exitCode, null, `wrangler dev exited: ${log}`);
+    for (let i = 0; ; i++) {
+      assert.equal(child.exitCode, null, `${name} exited: ${log}`);
       try {
-        response = await fetch(`http://127.0.0.1:${port}/?target=${target}`, { signal: AbortSignal.timeout(20_000) });
+        const response = await fetch(`${origin}${path}`, { signal: AbortSignal.timeout(20_000) });
+        return { response, origin, log: () => log, stop };
       } catch {
-        assert.ok(i < 300, `wrangler dev did not start: ${log}`);
+        assert.ok(i < tries, `${name} did not start: ${log}`);
         await new Promise((r) => setTimeout(r, 200));
       }
     }
-    assert.deepEqual(await response.json(), EXPECTED, log);
+  } catch (error) {
+    stop();
+    throw error;
+  }
+}
+
+test('wrangler: `wrangler dev` serves the worker (its own workerd) and it runs', async () => {
+  const target = encodeURIComponent(server.url('/flaky/wrangler-dev'));
+  const dev = await startServing(
+    'wrangler dev',
+    (port) => [tools.resolve('wrangler/bin/wrangler.js'), 'dev', '--ip', '127.0.0.1', '--port', String(port)],
+    `/?target=${target}`,
+    { cwd: appDir(), env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: 'true' } },
+    300,
+  );
+  try {
+    assert.deepEqual(await dev.response.json(), EXPECTED, dev.log());
   } finally {
-    process.kill(-child.pid, 'SIGTERM'); // wrangler and the workerd it started
+    dev.stop();
   }
 });
 
@@ -399,32 +418,13 @@ test('Next.js: next build + next start render a server component and a route han
   const next = join(project, 'node_modules/next/dist/bin/next');
   const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1' };
   await execFileAsync(process.execPath, [next, 'build'], { cwd: project, timeout: 300_000, env });
-  const port = await freePort();
-  const child = spawn(process.execPath, [next, 'start', '-p', String(port), '-H', '127.0.0.1'], {
-    cwd: project,
-    detached: true,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env,
-  });
-  let log = '';
-  child.stdout.on('data', (d) => (log += d));
-  child.stderr.on('data', (d) => (log += d));
+  const served = await startServing('next start', (port) => [next, 'start', '-p', String(port), '-H', '127.0.0.1'], '/', { cwd: project, env }, 150);
   try {
-    let page;
-    for (let i = 0; !page; i++) {
-      assert.equal(child.exitCode, null, `next start exited: ${log}`);
-      try {
-        page = await (await fetch(`http://127.0.0.1:${port}/`, { signal: AbortSignal.timeout(20_000) })).text();
-      } catch {
-        assert.ok(i < 150, `next start did not answer: ${log}`);
-        await new Promise((r) => setTimeout(r, 200));
-      }
-    }
-    assert.match(page, /attempts=(<!-- -->)?2/);
+    assert.match(await served.response.text(), /attempts=(<!-- -->)?2/);
     const target = encodeURIComponent(server.url('/flaky/next'));
-    const route = await fetch(`http://127.0.0.1:${port}/api/check?target=${target}`);
+    const route = await fetch(`${served.origin}/api/check?target=${target}`);
     assert.deepEqual(await route.json(), { status: 200, body: 'ok' });
   } finally {
-    process.kill(-child.pid, 'SIGTERM');
+    served.stop();
   }
 });
