@@ -8,6 +8,7 @@ use crate::budget::RetryTicket;
 use crate::classify::{Class, Method};
 use crate::deadline::Deadline;
 use crate::decision::{Done, GiveUp, Matched};
+use crate::error::{InputError, InputErrorCode};
 use crate::rng::SplitMix64;
 use crate::time::Instant;
 
@@ -209,5 +210,70 @@ impl Call {
             Phase::Waiting { until } => Some(until),
             _ => None,
         }
+    }
+
+    /// Refuses a step taken out of order, for hosts whose callers drive
+    /// the loop themselves: an outcome with no admitted attempt (the core
+    /// would count it and answer, which hides the caller's bug), or a
+    /// second admission while an attempt is in flight. A finished call
+    /// accepts both and repeats how it ended.
+    ///
+    /// # Errors
+    /// An [`InputError`] with code `misuse`.
+    pub fn check_step(&self, step: CallStep) -> Result<(), InputError> {
+        let problem = match (&self.phase, step) {
+            (Phase::Ready | Phase::Waiting { .. }, CallStep::Outcome) => {
+                "no attempt of this call was admitted: ask whether one may go out, send it, then report its outcome"
+            }
+            (Phase::InFlight { .. }, CallStep::BeforeAttempt) => {
+                "an attempt of this call is in flight: report its outcome before asking for the next"
+            }
+            _ => return Ok(()),
+        };
+        Err(InputError::new(InputErrorCode::Misuse, problem))
+    }
+}
+
+/// The step a host is about to take on a call ([`Call::check_step`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CallStep {
+    /// Asking whether the next attempt may go out.
+    BeforeAttempt,
+    /// Reporting how the admitted attempt ended.
+    Outcome,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CallStep;
+    use crate::{Admission, CallSpec, Config, Instant, Outcome, Policy};
+
+    #[test]
+    fn steps_out_of_order_are_misuse_and_in_order_pass() {
+        let mut policy = Policy::new(Config::with_seed(1)).unwrap();
+        let now = Instant::from_millis(0);
+        let mut call = policy.start(now, CallSpec::new("op"));
+        let code = |r: Result<(), crate::InputError>| r.err().map(|e| e.code().as_str());
+        assert_eq!(code(call.check_step(CallStep::Outcome)), Some("misuse"));
+        assert_eq!(code(call.check_step(CallStep::BeforeAttempt)), None);
+        assert!(matches!(
+            policy.before_attempt(now, &mut call),
+            Admission::Proceed(_)
+        ));
+        assert_eq!(
+            code(call.check_step(CallStep::BeforeAttempt)),
+            Some("misuse")
+        );
+        assert_eq!(code(call.check_step(CallStep::Outcome)), None);
+        let _ = policy.on_outcome(now, &mut call, Outcome::status(503));
+        assert_eq!(code(call.check_step(CallStep::Outcome)), Some("misuse"));
+        assert_eq!(code(call.check_step(CallStep::BeforeAttempt)), None);
+        policy.cancel(now, &mut call);
+        assert_eq!(
+            code(call.check_step(CallStep::Outcome)),
+            None,
+            "finished: repeats"
+        );
+        assert_eq!(code(call.check_step(CallStep::BeforeAttempt)), None);
     }
 }

@@ -126,6 +126,10 @@ pub enum InputErrorCode {
     /// A host value that contains itself (a list or dict inside itself):
     /// it has no JSON form. Raised by the bindings before any walk recurses.
     Cyclic,
+    /// A call's steps taken out of order (an outcome reported before any
+    /// attempt was admitted, a second admission before the first attempt's
+    /// outcome): an error rather than a made-up decision.
+    Misuse,
 }
 
 impl InputErrorCode {
@@ -139,6 +143,7 @@ impl InputErrorCode {
             InputErrorCode::LoneSurrogate => "lone_surrogate",
             InputErrorCode::TooDeep => "too_deep",
             InputErrorCode::Cyclic => "cyclic",
+            InputErrorCode::Misuse => "misuse",
         }
     }
 }

@@ -42,7 +42,7 @@ pub mod server_idempotency;
 pub mod state;
 pub mod time;
 
-pub use call::{Call, CallOverrides, CallSpec};
+pub use call::{Call, CallOverrides, CallSpec, CallStep};
 pub use classify::{Class, Method, NetworkErrorKind};
 pub use config::Config;
 pub use decision::{

@@ -63,9 +63,10 @@ export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V
  * counted it as opened) until the engine says it is over.
  *
  * `first` is the first attempt's number when it was admitted with the start
- * (`begin`), or -1 to ask at `t`. The engine's answers live in the policy's
- * shared slots until the next call on it decides, so each is read in the
- * same synchronous run as the report that produced it, before any await.
+ * (`begin`), or -1 to ask at `t`. The engine keeps each call's answers by
+ * handle; only the plan area (attempt, timeout, delay) is the policy's, so
+ * it is read in the same synchronous run as the report that produced it,
+ * before any await or callback.
  */
 export async function runCall<V>(
   policy: Policy,
@@ -89,7 +90,7 @@ export async function runCall<V>(
   try {
     for (;;) {
       if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
-      if (attempt === 0) throw new RetryError(core.admission() as GiveUp, error, response);
+      if (attempt === 0) throw new RetryError(core.admission(handle) as GiveUp, error, response);
       const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
@@ -125,7 +126,7 @@ export async function runCall<V>(
         }
       }
       if (kind === 0) return value as V;
-      const decision = kind === 2 || wantsDecision ? (core.decision() as Retry | GiveUp) : undefined;
+      const decision = kind === 2 || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
       if (kind === 2) throw new RetryError(decision as GiveUp, error, response);
       const delay = plan.delayMs;
       options.onRetry?.({ decision: decision as Retry, error, response });

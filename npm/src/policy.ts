@@ -242,21 +242,28 @@ export class Call {
     return this.#policy.core.callKey(this.#live()) ?? null;
   }
 
-  /** May the next attempt go out, and under which limits? */
+  /**
+   * May the next attempt go out, and under which limits? Asking again while
+   * an admitted attempt has no outcome throws an `InputError` (`code: 'misuse'`).
+   */
   beforeAttempt(now: number = this.#policy.now()): Admission {
     const core = this.#policy.core;
-    checked(core.beforeAttempt(this.#live(), now));
-    // Read this call's answer before any event handler runs: a handler that
-    // decides another call on the policy would overwrite the module's slot.
-    const admission = core.admission() as Admission;
+    const handle = this.#live();
+    checked(core.beforeAttempt(handle, now));
+    const admission = core.admission(handle) as Admission;
     this.#policy.flush();
     return admission;
   }
 
-  /** What to do after an attempt ended with `outcome`. */
+  /**
+   * What to do after an attempt ended with `outcome`. Reporting one with no
+   * admitted attempt throws an `InputError` (`code: 'misuse'`); after the call
+   * ended, its final decision comes back again.
+   */
   onOutcome(outcome: Outcome, now: number = this.#policy.now()): Decision {
-    report(this.#policy, this.#live(), outcome, now);
-    const decision = this.#policy.core.decision() as Decision;
+    const handle = this.#live();
+    report(this.#policy, handle, outcome, now);
+    const decision = this.#policy.core.decision(handle) as Decision;
     this.#policy.flush();
     return decision;
   }
@@ -283,8 +290,8 @@ export class Call {
   }
 }
 
-/** The smallest of the module's misuse codes (`INVALID_CODE`; `UNKNOWN_CALL` is 2^32 - 1). */
-const MISUSE = 0xfffffffe;
+/** The smallest of the module's misuse codes (`MISUSE`; `INVALID_CODE` is 2^32 - 2, `UNKNOWN_CALL` 2^32 - 1). */
+const MISUSE = 0xfffffffd;
 
 /**
  * Passes a hot-path answer through, or throws the error its misuse code

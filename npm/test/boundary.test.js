@@ -114,6 +114,22 @@ test("an onEvent handler that decides another call cannot change this call's ans
   assert.equal(decision.matched, 'status_503');
 });
 
+test('the low-level Call refuses steps out of order with InputError misuse, never a made-up decision', () => {
+  const policy = new Policy({ seed: 1 });
+  const call = policy.start({ operation: 'x', method: 'GET' });
+  const misuse = { name: 'InputError', code: 'misuse' };
+  assert.throws(() => call.onOutcome({ kind: 'success' }), misuse);
+  assert.throws(() => call.onOutcome({ kind: 'status', status: 503 }), misuse);
+  assert.equal(call.beforeAttempt().kind, 'proceed');
+  assert.throws(() => call.beforeAttempt(), misuse);
+  assert.equal(call.onOutcome({ kind: 'status', status: 503 }).kind, 'retry', 'the attempt in flight still reports');
+  assert.equal(call.beforeAttempt().attempt, 2);
+  assert.equal(call.onOutcome({ kind: 'success' }).kind, 'done');
+  assert.equal(call.onOutcome({ kind: 'success' }).kind, 'done', 'a finished call repeats how it ended');
+  assert.equal(call.beforeAttempt().kind, 'reject');
+  call.close();
+});
+
 test('free() releases a policy at once; using it afterwards throws, freeing twice does not', () => {
   const policy = new Policy({ seed: 1 });
   const call = policy.start({ operation: 'x' });

@@ -5,10 +5,10 @@
 //! to a dict only when someone asks (an error, a hook, a test).
 
 use pyo3::prelude::*;
-use stoic_core::{Admission, Decision, GiveUp, Outcome};
+use stoic_core::{Admission, CallStep, Decision, GiveUp, Outcome};
 
 use crate::convert::{instant, ms_to_secs, serde_to_py};
-use crate::errors::usage_error;
+use crate::errors::{input_error, usage_error};
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::policy::Policy;
 use crate::status::http_status;
@@ -70,9 +70,17 @@ impl Call {
         }
     }
 
+    /// The core's refusal of a step out of order, as `InputError` `misuse`.
+    fn check_step(&self, step: CallStep) -> PyResult<()> {
+        self.call
+            .check_step(step)
+            .map_err(|e| Python::attach(|py| input_error(py, &e)))
+    }
+
     /// Reports `outcome`; the retry delay in seconds, or None when the call
-    /// is over.
-    pub(crate) fn observe(&mut self, now: f64, outcome: Outcome<'_>) -> Option<f64> {
+    /// is over. An outcome with no admitted attempt is `InputError` `misuse`.
+    pub(crate) fn observe(&mut self, now: f64, outcome: Outcome<'_>) -> PyResult<Option<f64>> {
+        self.check_step(CallStep::Outcome)?;
         let decision = self
             .policy
             .get()
@@ -83,7 +91,7 @@ impl Call {
             Decision::Done(_) | Decision::GiveUp(_) => None,
         };
         self.last = Last::Decision(decision);
-        delay
+        Ok(delay)
     }
 
     /// [`Call::observe`] with the failure's detail text, if any.
@@ -92,7 +100,7 @@ impl Call {
         now: f64,
         outcome: Outcome<'_>,
         detail: Option<&str>,
-    ) -> Option<f64> {
+    ) -> PyResult<Option<f64>> {
         match detail {
             Some(detail) => self.observe(now, outcome.with_detail(detail)),
             None => self.observe(now, outcome),
@@ -119,8 +127,10 @@ impl Call {
 #[pymethods]
 impl Call {
     /// May the next attempt go out now? On False the call is over
-    /// (`give_up` says why).
-    pub(crate) fn admit(&mut self, now: f64) -> bool {
+    /// (`give_up` says why). Asking again while an admitted attempt has no
+    /// outcome is `InputError` `misuse`.
+    pub(crate) fn admit(&mut self, now: f64) -> PyResult<bool> {
+        self.check_step(CallStep::BeforeAttempt)?;
         let admission = self
             .policy
             .get()
@@ -128,13 +138,13 @@ impl Call {
             .before_attempt(instant(now), &mut self.call);
         let proceed = matches!(admission, Admission::Proceed(_));
         self.last = Last::Admission(admission);
-        proceed
+        Ok(proceed)
     }
 
     /// The attempt succeeded.
-    fn on_success(&mut self, now: f64) -> bool {
-        self.observe(now, Outcome::success());
-        self.succeeded()
+    fn on_success(&mut self, now: f64) -> PyResult<bool> {
+        self.observe(now, Outcome::success())?;
+        Ok(self.succeeded())
     }
 
     /// An HTTP response arrived: the retry delay in seconds, or None when
@@ -151,7 +161,7 @@ impl Call {
         let status = http_status(status)?;
         let pairs = header_pairs(headers)?;
         let outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now));
-        Ok(self.observe_with(now, outcome, detail))
+        self.observe_with(now, outcome, detail)
     }
 
     /// The attempt failed without a response (`kind`: `connect_refused`,
@@ -164,7 +174,7 @@ impl Call {
         detail: Option<&str>,
     ) -> PyResult<Option<f64>> {
         let outcome = Outcome::network(network_kind(kind)?);
-        Ok(self.observe_with(now, outcome, detail))
+        self.observe_with(now, outcome, detail)
     }
 
     /// The host rejected the result as a failure of class `cls`: the retry
@@ -172,7 +182,7 @@ impl Call {
     #[pyo3(signature = (now, cls="transient", detail=None))]
     fn on_rejected(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
         let outcome = Outcome::rejected(class(cls)?);
-        Ok(self.observe_with(now, outcome, detail))
+        self.observe_with(now, outcome, detail)
     }
 
     /// The caller's own code raised an exception the host classified as
@@ -180,7 +190,7 @@ impl Call {
     #[pyo3(signature = (now, cls="deterministic", detail=None))]
     fn on_raised(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
         let outcome = Outcome::raised(class(cls)?);
-        Ok(self.observe_with(now, outcome, detail))
+        self.observe_with(now, outcome, detail)
     }
 
     /// Ends the call at the caller's request (cancellation, shutdown).

@@ -312,7 +312,7 @@ impl Policy {
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut call = call.borrow_mut();
         call.check_policy(slf)?;
-        call.admit(now);
+        call.admit(now)?;
         call.decision(slf.py())
     }
 
@@ -354,7 +354,7 @@ impl Policy {
         }
         let mut call = call.borrow_mut();
         call.check_policy(slf)?;
-        call.observe(now, outcome);
+        call.observe(now, outcome)?;
         call.decision(slf.py())
     }
 

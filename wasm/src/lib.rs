@@ -44,5 +44,5 @@ pub use helpers::{
     server_hint_of, wasm_memory,
 };
 pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
-pub use policy::{boundary_error, CorePolicy, INVALID_CODE, UNKNOWN_CALL};
+pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
 pub use server::{payload_fingerprint, CoreServerIdempotency};

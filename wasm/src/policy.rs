@@ -7,15 +7,15 @@
 
 use stoic_core::hints::server_hint;
 use stoic_core::{
-    Admission, Call, CallSpec, Class, Config, Decision, NetworkErrorKind, Outcome, Policy,
-    WallClock,
+    Admission, Call, CallSpec, CallStep, Class, Config, Decision, NetworkErrorKind, Outcome,
+    Policy, WallClock,
 };
 
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::convert::{json_of, read_u64, serialize, set};
-use crate::errors::{config_error, usage_error};
+use crate::errors::{config_error, input_error, usage_error};
 use crate::random;
 use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
 use crate::units::{instant, ms, opt_ms};
@@ -26,12 +26,28 @@ fn unknown_call() -> JsValue {
     usage_error("unknown_call", "this call handle is closed or unknown")
 }
 
+/// A call in flight and the core's last answers about it, kept per call:
+/// no callback run between a report and its reading (an event handler that
+/// decides another call on the same policy) can make one call read
+/// another's answer.
+#[derive(Debug)]
+struct Slot {
+    call: Call,
+    admission: Option<Admission>,
+    decision: Option<Decision>,
+}
+
 /// The open call behind `handle`.
-fn slot(calls: &mut [Option<Call>], handle: u32) -> Result<&mut Call, JsValue> {
+fn slot(calls: &mut [Option<Slot>], handle: u32) -> Result<&mut Slot, JsValue> {
     calls
         .get_mut(handle as usize)
         .and_then(Option::as_mut)
         .ok_or_else(unknown_call)
+}
+
+/// The open call behind `handle`, for hot paths that answer with codes.
+fn open(calls: &mut [Option<Slot>], handle: u32) -> Option<&mut Slot> {
+    calls.get_mut(handle as usize).and_then(Option::as_mut)
 }
 
 /// Hot-path methods answer with a plain number, not a `Result`: the glue
@@ -39,8 +55,11 @@ fn slot(calls: &mut [Option<Call>], handle: u32) -> Result<&mut Call, JsValue> {
 /// Misuse is reported by these two codes, which the runtime turns into the
 /// error `boundary_error` makes: a closed or unknown call handle...
 pub const UNKNOWN_CALL: u32 = u32::MAX;
-/// ...and a network kind or class index outside the core's lists.
+/// ...and a network kind or class index outside the core's lists...
 pub const INVALID_CODE: u32 = u32::MAX - 1;
+/// ...and a step out of order: an outcome before any admission, a second
+/// admission while an attempt is in flight ([`CallStep`]).
+pub const MISUSE: u32 = u32::MAX - 2;
 
 /// The error a misuse code stands for (`TypeError`, code `unknown_call` or
 /// `invalid_value`), or `undefined` for any other number.
@@ -49,6 +68,10 @@ pub fn boundary_error(code: u32) -> JsValue {
     match code {
         UNKNOWN_CALL => unknown_call(),
         INVALID_CODE => usage_error("invalid_value", "unknown network error kind or class"),
+        MISUSE => input_error(&stoic_core::InputError::new(
+            stoic_core::InputErrorCode::Misuse,
+            "a call's steps were taken out of order: ask before each attempt, report its outcome, then ask again",
+        )),
         _ => JsValue::UNDEFINED,
     }
 }
@@ -68,10 +91,8 @@ const fn kind_code(decision: &Decision) -> u32 {
 #[derive(Debug)]
 pub struct CorePolicy {
     inner: Policy,
-    calls: Vec<Option<Call>>,
+    calls: Vec<Option<Slot>>,
     free: Vec<u32>,
-    admission: Option<Admission>,
-    decision: Option<Decision>,
     text: Vec<u8>,
     /// The last admission's attempt number and timeout, and the last
     /// decision's delay, where the host reads them without a call (see
@@ -157,8 +178,6 @@ impl CorePolicy {
             inner,
             calls: Vec::new(),
             free: Vec::new(),
-            admission: None,
-            decision: None,
             text: vec![0; TEXT_AREA_BYTES],
             plan: Box::new([0.0, -1.0, -1.0]),
         })
@@ -192,13 +211,21 @@ impl CorePolicy {
     }
 
     fn insert(&mut self, call: Call) -> u32 {
+        self.insert_slot(Slot {
+            call,
+            admission: None,
+            decision: None,
+        })
+    }
+
+    fn insert_slot(&mut self, slot: Slot) -> u32 {
         if let Some(handle) = self.free.pop() {
-            if let Some(slot) = self.calls.get_mut(handle as usize) {
-                *slot = Some(call);
+            if let Some(free) = self.calls.get_mut(handle as usize) {
+                *free = Some(slot);
                 return handle;
             }
         }
-        self.calls.push(Some(call));
+        self.calls.push(Some(slot));
         u32::try_from(self.calls.len().saturating_sub(1)).unwrap_or(u32::MAX)
     }
 
@@ -281,10 +308,10 @@ impl CorePolicy {
     /// Frees a call's slot. Closing twice is harmless.
     pub fn close(&mut self, handle: u32) {
         if let Some(slot) = self.calls.get_mut(handle as usize) {
-            if let Some(mut call) = slot.take() {
+            if let Some(mut open) = slot.take() {
                 // An unfinished call gives back its breaker permit and
                 // budget slot (a hook threw, the runtime lost it).
-                self.inner.abandon(&mut call);
+                self.inner.abandon(&mut open.call);
                 self.free.push(handle);
             }
         }
@@ -294,44 +321,80 @@ impl CorePolicy {
     #[wasm_bindgen(js_name = callKey)]
     pub fn call_key(&mut self, handle: u32) -> Result<Option<String>, JsValue> {
         Ok(slot(&mut self.calls, handle)?
+            .call
             .idempotency_key()
             .map(str::to_owned))
     }
 
     /// May the next attempt go out? Returns its number (1 for the first),
     /// or 0 when the call is over; details via `plan*` and `admission`.
-    /// [`UNKNOWN_CALL`] for a closed handle (see [`boundary_error`]).
+    /// [`UNKNOWN_CALL`] for a closed handle, [`MISUSE`] while an attempt is
+    /// in flight (see [`boundary_error`]).
     #[wasm_bindgen(js_name = beforeAttempt)]
     pub fn before_attempt(&mut self, handle: u32, now: f64) -> u32 {
         // Disjoint field borrows: the call stays in its slot (no moves).
-        let Some(call) = self.calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+        let CorePolicy {
+            inner, calls, plan, ..
+        } = self;
+        let Some(slot) = open(calls, handle) else {
             return UNKNOWN_CALL;
         };
-        let admission = self.inner.before_attempt(instant(now), call);
-        self.admit(admission)
+        if slot.call.check_step(CallStep::BeforeAttempt).is_err() {
+            return MISUSE;
+        }
+        let admission = inner.before_attempt(instant(now), &mut slot.call);
+        admit(plan, slot, admission)
     }
+}
 
-    /// Keeps `admission` for `admission()` / `plan*` and the plan area;
-    /// returns the attempt number (0: not admitted).
-    fn admit(&mut self, admission: Admission) -> u32 {
-        let (attempt, timeout) = match &admission {
-            Admission::Proceed(plan) => (
-                plan.attempt.clamp(1, INVALID_CODE - 1),
-                opt_ms(plan.timeout_ms),
-            ),
-            Admission::Reject(_) => (0, -1.0),
-        };
-        let [number, limit, _] = &mut *self.plan;
-        (*number, *limit) = (f64::from(attempt), timeout);
-        self.admission = Some(admission);
-        attempt
+/// Keeps `admission` in the call's slot (for `admission()` / `plan*`) and
+/// the plan area; returns the attempt number (0: not admitted).
+fn admit(plan: &mut [f64; PLAN_SLOTS], slot: &mut Slot, admission: Admission) -> u32 {
+    let (attempt, timeout) = match &admission {
+        Admission::Proceed(plan) => (plan.attempt.clamp(1, MISUSE - 1), opt_ms(plan.timeout_ms)),
+        Admission::Reject(_) => (0, -1.0),
+    };
+    let [number, limit, _] = plan;
+    (*number, *limit) = (f64::from(attempt), timeout);
+    slot.admission = Some(admission);
+    attempt
+}
+
+/// Keeps `decision` in the call's slot (for `decision()` / `delayMs()`)
+/// and its delay in the plan area; returns its kind.
+fn keep(plan: &mut [f64; PLAN_SLOTS], slot: &mut Slot, decision: Decision) -> u32 {
+    let code = kind_code(&decision);
+    plan[2] = match &decision {
+        Decision::Retry(retry) => opt_ms(Some(retry.delay_ms)),
+        _ => -1.0,
+    };
+    slot.decision = Some(decision);
+    code
+}
+
+/// Reports `outcome` for the call in `slot`, refusing a report with no
+/// admitted attempt; returns the decision kind or [`MISUSE`].
+fn decide(
+    inner: &mut Policy,
+    plan: &mut [f64; PLAN_SLOTS],
+    slot: &mut Slot,
+    now: f64,
+    outcome: Outcome<'_>,
+) -> u32 {
+    if slot.call.check_step(CallStep::Outcome).is_err() {
+        return MISUSE;
     }
+    let decision = inner.on_outcome(instant(now), &mut slot.call, outcome);
+    keep(plan, slot, decision)
+}
 
+#[wasm_bindgen]
+impl CorePolicy {
     /// Where the last admission's attempt number and timeout (ms, -1:
     /// unbounded), then the last decision's delay (ms, -1: not a retry), lie
-    /// in the module's memory, as three `f64`: the host reads them after
-    /// `beforeAttempt`, `begin` or an outcome instead of calling
-    /// `planTimeoutMs` or `delayMs`.
+    /// in the module's memory, as three `f64`: the host reads them right
+    /// after `beforeAttempt`, `begin` or an outcome (before running any
+    /// callback) instead of calling `planTimeoutMs` or `delayMs`.
     #[wasm_bindgen(js_name = planArea)]
     pub fn plan_area(&self) -> u32 {
         u32::try_from(self.plan.as_ptr() as usize).unwrap_or(0)
@@ -346,12 +409,17 @@ impl CorePolicy {
             .inner
             .start(at, CallSpec::new("").idempotent(idempotent));
         let admission = self.inner.before_attempt(at, &mut call);
-        self.admit(admission);
-        self.insert(call)
+        let mut slot = Slot {
+            call,
+            admission: None,
+            decision: None,
+        };
+        admit(&mut self.plan, &mut slot, admission);
+        self.insert_slot(slot)
     }
 
     /// `onSuccess`, then `close` if that ended the call (the hot path of
-    /// `retry()`). Returns the decision kind, or `UNKNOWN_CALL`.
+    /// `retry()`). Returns the decision kind, or a misuse code.
     pub fn succeed(&mut self, handle: u32, now: f64) -> u32 {
         let kind = self.on_success(handle, now);
         if kind == 0 {
@@ -360,35 +428,42 @@ impl CorePolicy {
         kind
     }
 
-    fn plan_value(&self, pick: fn(&stoic_core::AttemptPlan) -> Option<u64>) -> f64 {
-        match &self.admission {
-            Some(Admission::Proceed(plan)) => opt_ms(pick(plan)),
+    fn plan_value(&self, handle: u32, pick: fn(&stoic_core::AttemptPlan) -> Option<u64>) -> f64 {
+        match self.calls.get(handle as usize).and_then(Option::as_ref) {
+            Some(Slot {
+                admission: Some(Admission::Proceed(plan)),
+                ..
+            }) => opt_ms(pick(plan)),
             _ => -1.0,
         }
     }
 
-    /// The last admitted attempt's timeout in ms, -1 if unbounded.
+    /// The call's last admitted attempt's timeout in ms, -1 if unbounded.
     #[wasm_bindgen(js_name = planTimeoutMs)]
-    pub fn plan_timeout_ms(&self) -> f64 {
-        self.plan_value(|p| p.timeout_ms)
+    pub fn plan_timeout_ms(&self, handle: u32) -> f64 {
+        self.plan_value(handle, |p| p.timeout_ms)
     }
 
-    /// The last admitted attempt's connect timeout in ms, -1 if unbounded.
+    /// The call's last admitted attempt's connect timeout in ms, -1 if unbounded.
     #[wasm_bindgen(js_name = planConnectTimeoutMs)]
-    pub fn plan_connect_timeout_ms(&self) -> f64 {
-        self.plan_value(|p| p.connect_timeout_ms)
+    pub fn plan_connect_timeout_ms(&self, handle: u32) -> f64 {
+        self.plan_value(handle, |p| p.connect_timeout_ms)
     }
 
-    /// Time left before the call's deadline at the last admission, -1 if none.
+    /// Time left before the call's deadline at its last admission, -1 if none.
     #[wasm_bindgen(js_name = planRemainingMs)]
-    pub fn plan_remaining_ms(&self) -> f64 {
-        self.plan_value(|p| p.remaining_ms)
+    pub fn plan_remaining_ms(&self, handle: u32) -> f64 {
+        self.plan_value(handle, |p| p.remaining_ms)
     }
 
-    /// The last admission as an object (`{kind: "proceed", attempt, ...}` or
-    /// `{kind: "reject", reason, observation, ...}`).
-    pub fn admission(&self) -> JsValue {
-        self.admission.as_ref().map_or(JsValue::NULL, serialize)
+    /// The call's last admission as an object (`{kind: "proceed", attempt,
+    /// ...}` or `{kind: "reject", reason, observation, ...}`), or null.
+    pub fn admission(&self, handle: u32) -> JsValue {
+        self.calls
+            .get(handle as usize)
+            .and_then(Option::as_ref)
+            .and_then(|slot| slot.admission.as_ref())
+            .map_or(JsValue::NULL, serialize)
     }
 
     /// Decides a failure without a response (`onNetwork`, `onRejected`),
@@ -396,41 +471,34 @@ impl CorePolicy {
     /// text area.
     fn on_failure(&mut self, handle: u32, now: f64, outcome: Outcome<'_>, detail_len: i32) -> u32 {
         let CorePolicy {
-            inner, calls, text, ..
+            inner,
+            calls,
+            text,
+            plan,
+            ..
         } = self;
         let detail = text_at(text, 0, detail_len);
         let outcome = match detail.as_deref() {
             Some(detail) => outcome.with_detail(detail),
             None => outcome,
         };
-        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+        let Some(slot) = open(calls, handle) else {
             return UNKNOWN_CALL;
         };
-        let decision = inner.on_outcome(instant(now), call, outcome);
-        self.keep(decision)
-    }
-
-    /// Keeps `decision` for `decision()` / `delayMs()`; returns its kind.
-    fn keep(&mut self, decision: Decision) -> u32 {
-        let code = kind_code(&decision);
-        self.decision = Some(decision);
-        let delay = self.delay_ms();
-        let [_, _, slot] = &mut *self.plan;
-        *slot = delay;
-        code
+        decide(inner, plan, slot, now, outcome)
     }
 
     /// The attempt succeeded. Returns the decision kind (0 done, 1 retry,
     /// 2 give up).
     #[wasm_bindgen(js_name = onSuccess)]
     pub fn on_success(&mut self, handle: u32, now: f64) -> u32 {
-        let Some(call) = self.calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+        let CorePolicy {
+            inner, calls, plan, ..
+        } = self;
+        let Some(slot) = open(calls, handle) else {
             return UNKNOWN_CALL;
         };
-        let decision = self
-            .inner
-            .on_outcome(instant(now), call, Outcome::success());
-        self.keep(decision)
+        decide(inner, plan, slot, now, Outcome::success())
     }
 
     /// An HTTP response arrived. `headers` is `name\nvalue\n...` (for server
@@ -449,7 +517,11 @@ impl CorePolicy {
     ) -> u32 {
         let wall = (wall >= 0.0).then(|| WallClock::from_unix_millis(ms(wall)));
         let CorePolicy {
-            inner, calls, text, ..
+            inner,
+            calls,
+            text,
+            plan,
+            ..
         } = self;
         let headers = text_at(text, 0, headers_len);
         let hint = headers
@@ -460,11 +532,10 @@ impl CorePolicy {
         if let Some(detail) = detail.as_deref() {
             outcome = outcome.with_detail(detail);
         }
-        let Some(call) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
+        let Some(slot) = open(calls, handle) else {
             return UNKNOWN_CALL;
         };
-        let decision = inner.on_outcome(instant(now), call, outcome);
-        self.keep(decision)
+        decide(inner, plan, slot, now, outcome)
     }
 
     /// A failure without a response; `kind` indexes `networkKinds()`; the
@@ -477,8 +548,8 @@ impl CorePolicy {
         self.on_failure(handle, now, Outcome::network(kind), detail_len)
     }
 
-    /// The host rejected the result as a failure of a class; `class` indexes `classes()`; the detail is at the
-    /// start of the text area.
+    /// The host rejected the result as a failure of a class; `class` indexes
+    /// `classes()`; the detail is at the start of the text area.
     #[wasm_bindgen(js_name = onRejected)]
     pub fn on_rejected(&mut self, handle: u32, now: f64, class: u32, detail_len: i32) -> u32 {
         let Some(class) = Class::ALL.get(class as usize).copied() else {
@@ -498,31 +569,38 @@ impl CorePolicy {
         self.on_failure(handle, now, Outcome::raised(class), detail_len)
     }
 
-    /// The last decision's delay if it was a retry, else -1.
+    /// The call's last decision's delay if it was a retry, else -1.
     #[wasm_bindgen(js_name = delayMs)]
-    pub fn delay_ms(&self) -> f64 {
-        match &self.decision {
-            Some(Decision::Retry(retry)) => opt_ms(Some(retry.delay_ms)),
+    pub fn delay_ms(&self, handle: u32) -> f64 {
+        match self.calls.get(handle as usize).and_then(Option::as_ref) {
+            Some(Slot {
+                decision: Some(Decision::Retry(retry)),
+                ..
+            }) => opt_ms(Some(retry.delay_ms)),
             _ => -1.0,
         }
     }
 
-    /// The last decision as an object (`{kind: "retry", delayMs, ...}`).
-    pub fn decision(&self) -> JsValue {
-        self.decision.as_ref().map_or(JsValue::NULL, serialize)
+    /// The call's last decision as an object (`{kind: "retry", delayMs,
+    /// ...}`), or null.
+    pub fn decision(&self, handle: u32) -> JsValue {
+        self.calls
+            .get(handle as usize)
+            .and_then(Option::as_ref)
+            .and_then(|slot| slot.decision.as_ref())
+            .map_or(JsValue::NULL, serialize)
     }
 
     /// Cancels the call; returns the give-up object (`kind: "give_up"`).
     pub fn cancel(&mut self, handle: u32, now: f64) -> Result<JsValue, JsValue> {
-        let call = self
-            .calls
-            .get_mut(handle as usize)
-            .and_then(Option::as_mut)
-            .ok_or_else(unknown_call)?;
-        let give_up = self.inner.cancel(instant(now), call);
+        let CorePolicy {
+            inner, calls, plan, ..
+        } = self;
+        let slot = slot(calls, handle)?;
+        let give_up = inner.cancel(instant(now), &mut slot.call);
         let decision = Decision::GiveUp(give_up);
         let value = serialize(&decision);
-        self.keep(decision);
+        keep(plan, slot, decision);
         Ok(value)
     }
 }
