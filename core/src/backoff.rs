@@ -22,7 +22,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, ConfigErrorCode};
+use crate::error::ConfigError;
 use crate::rng::SplitMix64;
 
 /// The largest `base_ms` / `cap_ms` a valid spec may have: 7 days.
@@ -139,65 +139,12 @@ impl Default for BackoffSpec {
 }
 
 impl BackoffSpec {
-    /// Checks the spec; the first problem found wins, in this order:
-    /// `base_ms` > [`MAX_DELAY_MS`] (`out_of_range`), `cap_ms` > [`MAX_DELAY_MS`]
-    /// (`out_of_range`), `cap_ms < base_ms` (`inconsistent`, reported on
-    /// `cap_ms`), `multiplier` not finite or outside
-    /// `[1.0, 1000.0]` ([`MIN_MULTIPLIER`], [`MAX_MULTIPLIER`]) (`out_of_range`).
-    ///
-    /// `field_prefix` is the dotted path of the spec inside the caller's config
-    /// (e.g. `"backoff"`, giving fields like `backoff.base_ms`); an empty prefix
-    /// gives bare field names. Never panics, whatever the values (NaN included).
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
     ///
     /// # Errors
-    /// A [`ConfigError`] naming the offending field.
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        let field = |name: &str| {
-            if field_prefix.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{field_prefix}.{name}")
-            }
-        };
-        if self.base_ms > MAX_DELAY_MS {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                field("base_ms"),
-                format!(
-                    "must be at most {MAX_DELAY_MS} ms (7 days), got {}",
-                    self.base_ms
-                ),
-            ));
-        }
-        if self.cap_ms > MAX_DELAY_MS {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                field("cap_ms"),
-                format!(
-                    "must be at most {MAX_DELAY_MS} ms (7 days), got {}",
-                    self.cap_ms
-                ),
-            ));
-        }
-        if self.cap_ms < self.base_ms {
-            return Err(ConfigError::new(
-                ConfigErrorCode::Inconsistent,
-                field("cap_ms"),
-                format!(
-                    "cap_ms ({}) must be at least base_ms ({})",
-                    self.cap_ms, self.base_ms
-                ),
-            ));
-        }
-        let m = self.multiplier;
-        if !(m.is_finite() && (MIN_MULTIPLIER..=MAX_MULTIPLIER).contains(&m)) {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                field("multiplier"),
-                format!("must be a finite number in [{MIN_MULTIPLIER}, {MAX_MULTIPLIER}], got {m}"),
-            ));
-        }
-        Ok(())
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 
     /// The un-jittered delay before retry `retry` (1 = the first retry; 0 is
@@ -324,7 +271,7 @@ impl SeededBackoff {
     /// # Errors
     /// The [`ConfigError`] from [`BackoffSpec::validate`].
     pub fn new(spec: BackoffSpec, seed: u64) -> Result<Self, ConfigError> {
-        spec.validate("")?;
+        spec.validate()?;
         Ok(SeededBackoff {
             backoff: Backoff::new(spec),
             rng: SplitMix64::new(seed),

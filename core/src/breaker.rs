@@ -55,7 +55,6 @@
 //! validates the config again and repairs the window's bounds.
 
 mod config;
-mod config_wire;
 mod state;
 mod window;
 
@@ -112,7 +111,7 @@ impl TryFrom<BreakerRepr> for Breaker {
     type Error = ConfigError;
 
     fn try_from(r: BreakerRepr) -> Result<Self, ConfigError> {
-        r.config.validate("breaker")?;
+        r.config.validate()?;
         let window = match (r.config.trip.window(), r.window) {
             (None, None) => None,
             (Some(cfg), Some(mut w)) if w.matches(cfg) => {

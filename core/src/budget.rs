@@ -157,7 +157,7 @@ impl RetryCost {
 /// thousandth first absorbs that representation error while still truncating
 /// every genuinely longer decimal. Negative and NaN inputs give 0 (validation
 /// rejects them before this matters); huge inputs saturate.
-fn to_milli(value: f64) -> u64 {
+pub(crate) fn to_milli(value: f64) -> u64 {
     let scaled = (value * 1000.0 + 1e-6).floor();
     if scaled.is_nan() || scaled <= 0.0 {
         0
@@ -166,15 +166,6 @@ fn to_milli(value: f64) -> u64 {
     } else {
         // In range and integral, so the conversion is exact.
         scaled as u64
-    }
-}
-
-/// Joins a validation prefix and a field name into a dotted path.
-fn field(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{prefix}.{name}")
     }
 }
 
@@ -216,11 +207,5 @@ mod tests {
         }
         assert_eq!(BudgetKind::from_code("nope"), None);
         assert_eq!(RetryCost::from_code("Normal"), None);
-    }
-
-    #[test]
-    fn field_paths() {
-        assert_eq!(field("budget", "ratio"), "budget.ratio");
-        assert_eq!(field("", "ratio"), "ratio");
     }
 }

@@ -12,7 +12,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, ConfigErrorCode};
+use crate::error::ConfigError;
 
 /// What an outcome means for the next step.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -230,27 +230,12 @@ impl Default for ClassifyConfig {
 }
 
 impl ClassifyConfig {
-    /// Checks the overrides. `field_prefix` is the dotted path of this section.
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        for status in self.status.keys() {
-            if !(100..=599).contains(status) {
-                return Err(ConfigError::new(
-                    ConfigErrorCode::OutOfRange,
-                    format!("{field_prefix}.status.{status}"),
-                    "an HTTP status is between 100 and 599",
-                ));
-            }
-        }
-        for status in &self.ambiguous_status {
-            if !(100..=599).contains(status) {
-                return Err(ConfigError::new(
-                    ConfigErrorCode::OutOfRange,
-                    format!("{field_prefix}.ambiguous_status"),
-                    "an HTTP status is between 100 and 599",
-                ));
-            }
-        }
-        Ok(())
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 }
 
@@ -427,6 +412,7 @@ impl Method {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ConfigErrorCode;
 
     #[test]
     fn statuses_from_the_issue() {
@@ -469,8 +455,8 @@ mod tests {
     fn bad_override_names_the_field() {
         let mut config = ClassifyConfig::default();
         config.status.insert(99, Class::Transient);
-        let err = config.validate("classify").unwrap_err();
-        assert_eq!(err.field(), "classify.status.99");
+        let err = config.validate().unwrap_err();
+        assert_eq!(err.field(), "status.99");
         assert_eq!(err.code(), ConfigErrorCode::OutOfRange);
     }
 

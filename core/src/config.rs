@@ -7,17 +7,16 @@
 //! a later release that changes a default or a formula bumps it and keeps the
 //! old behaviour for documents that say `1`.
 
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::backoff::BackoffSpec;
 use crate::breaker::BreakerConfig;
 use crate::budget::RetryBudgetConfig;
 use crate::classify::ClassifyConfig;
-use crate::deadline::{Timeouts, MAX_TIMEOUT_MS};
+use crate::deadline::Timeouts;
 use crate::error::{ConfigError, ConfigErrorCode};
-use crate::json_path;
 use crate::record::AlertConfig;
+use crate::schema::{self, Dialect, Value};
 
 /// The behaviour version this build implements.
 pub const CONFIG_VERSION: u32 = 1;
@@ -131,87 +130,36 @@ impl Config {
         }
     }
 
-    /// Parses and validates a JSON config document.
+    /// Parses and validates a JSON config document (snake_case keys,
+    /// integer milliseconds: the Rust dialect of [`crate::schema`]).
     ///
-    /// `#[inline]` so the parse is compiled in the crate that calls it, with
-    /// that crate's settings: the wasm binding builds it size-first while
-    /// the core's decision path is built for speed (scripts/js-build.sh).
-    #[inline]
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem of the document.
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
-        require_object(text, "a config")?;
-        let config: Config = part_from_json(text)?;
-        config.validate()?;
-        Ok(config)
+        Config::from_value(&Value::from_json(text)?, Dialect::RUST)
     }
 
-    /// Parses and validates a config from any serde data format (bindings
-    /// pass JavaScript objects or Python dicts through their deserializers).
-    pub fn from_deserializer<'de, D>(deserializer: D) -> Result<Config, ConfigError>
-    where
-        D: serde::Deserializer<'de>,
-        D::Error: std::fmt::Display,
-    {
-        let config: Config = deserialize_part(deserializer)?;
-        config.validate()?;
-        Ok(config)
+    /// Reads and validates a config document in a caller's dialect (the
+    /// bindings pass what a JavaScript object or a Python dict holds).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, written for that caller.
+    pub fn from_value(value: &Value, dialect: Dialect) -> Result<Config, ConfigError> {
+        schema::decode(value, dialect)
     }
 
-    /// Checks every value; the error names the first offending field.
+    /// The config as a document in `dialect`, every default filled in.
+    #[must_use]
+    pub fn to_value(&self, dialect: Dialect) -> Value {
+        schema::encode(self, dialect)
+    }
+
+    /// Checks every value (a config built in Rust).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if self.version != CONFIG_VERSION {
-            return Err(ConfigError::new(
-                ConfigErrorCode::UnsupportedVersion,
-                "version",
-                format!(
-                    "this build implements version {CONFIG_VERSION}, not {}",
-                    self.version
-                ),
-            ));
-        }
-        if self.seed.is_none() {
-            return Err(ConfigError::new(
-                ConfigErrorCode::Required,
-                "seed",
-                "a jitter seed is required; draw it from OS randomness so clients do not retry in lockstep",
-            ));
-        }
-        if self.max_attempts == 0 || self.max_attempts > MAX_ATTEMPTS_LIMIT {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                "max_attempts",
-                format!("must be between 1 and {MAX_ATTEMPTS_LIMIT}"),
-            ));
-        }
-        self.backoff.validate("backoff")?;
-        self.timeouts.validate("timeouts")?;
-        if self.hints.max_delay_ms > MAX_TIMEOUT_MS {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                "hints.max_delay_ms",
-                format!("must be at most {MAX_TIMEOUT_MS} ms"),
-            ));
-        }
-        self.classify.validate("classify")?;
-        if let Some(breaker) = &self.breaker {
-            breaker.validate("breaker")?;
-        }
-        self.budget.validate("budget")?;
-        self.alerts.validate("alerts")?;
-        if self.max_scopes == 0 || self.max_scopes > 100_000 {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                "max_scopes",
-                "must be between 1 and 100000",
-            ));
-        }
-        if self.observation.max_excerpt_chars > 100_000 {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                "observation.max_excerpt_chars",
-                "must be at most 100000",
-            ));
-        }
-        Ok(())
+        schema::validate(self)
     }
 }
 
@@ -233,50 +181,6 @@ where
             if path == "." { String::new() } else { path },
             &e.inner().to_string(),
         )
-    })
-}
-
-/// Refuses JSON text that is not an object before serde sees it: serde's
-/// derived structs also accept a sequence (`[1, 2]` would be `version: 1,
-/// seed: 2`), which no caller means.
-pub fn require_object(text: &str, what: &str) -> Result<(), ConfigError> {
-    let first = text
-        .bytes()
-        .find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'));
-    match first {
-        Some(b'{') => Ok(()),
-        None => Err(ConfigError::new(
-            ConfigErrorCode::InvalidJson,
-            "",
-            format!("{what} must be a JSON object; the text is empty"),
-        )),
-        Some(_) => Err(ConfigError::new(
-            ConfigErrorCode::WrongType,
-            "",
-            format!("{what} must be a JSON object"),
-        )),
-    }
-}
-
-/// Parses one part of a config (or a whole one) from JSON text, with the
-/// same error codes and field paths as [`deserialize_part`]; it does not
-/// validate values.
-///
-/// Why a second entry: the field path is read off the position where
-/// serde_json stopped ([`crate::json_path`]) instead of being tracked by
-/// wrapping the deserializer, so a size-first build (the wasm module) does
-/// not compile every config type's parse twice. `#[inline]` for the same
-/// reason as [`Config::from_json`].
-#[inline]
-pub fn part_from_json<T: DeserializeOwned>(text: &str) -> Result<T, ConfigError> {
-    serde_json::from_str(text).map_err(|e| {
-        let mut offset = json_path::offset_of(text, e.line(), e.column());
-        // A syntax error's position is one past the byte serde_json peeked
-        // at; a data error's is where its reader stood.
-        if e.classify() == serde_json::error::Category::Syntax {
-            offset = offset.saturating_sub(1);
-        }
-        map_serde_error(json_path::path_at(text, offset), &e.to_string())
     })
 }
 
@@ -329,7 +233,7 @@ mod tests {
         for text in ["[1, 2]", "  [1,2]", "7", "\"x\"", "null"] {
             assert_eq!(err(text).code(), ConfigErrorCode::WrongType, "{text}");
             let state = crate::state::PolicyState::from_json(text).unwrap_err();
-            assert_eq!(state.code(), ConfigErrorCode::WrongType, "{text}");
+            assert_eq!(state.code().as_str(), "invalid_snapshot", "{text}");
         }
         assert_eq!(err("  ").code(), ConfigErrorCode::InvalidJson);
         assert!(Config::from_json(" \n{\"seed\": 1}").is_ok());

@@ -7,7 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, ConfigErrorCode};
+use crate::error::ConfigError;
 use crate::time::Instant;
 
 /// The longest any timeout may be: 30 days. A bound that keeps every sum of
@@ -37,24 +37,12 @@ impl Default for Timeouts {
 }
 
 impl Timeouts {
-    /// Checks every timeout is in `1..=MAX_TIMEOUT_MS`.
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        for (name, value) in [
-            ("connect_ms", self.connect_ms),
-            ("read_ms", self.read_ms),
-            ("total_ms", self.total_ms),
-        ] {
-            if let Some(ms) = value {
-                if ms == 0 || ms > MAX_TIMEOUT_MS {
-                    return Err(ConfigError::new(
-                        ConfigErrorCode::OutOfRange,
-                        format!("{field_prefix}.{name}"),
-                        format!("must be between 1 and {MAX_TIMEOUT_MS} ms, or null to disable"),
-                    ));
-                }
-            }
-        }
-        Ok(())
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 }
 
@@ -194,10 +182,7 @@ mod tests {
             read_ms: Some(0),
             ..Timeouts::default()
         };
-        assert_eq!(
-            t.validate("timeouts").unwrap_err().field(),
-            "timeouts.read_ms"
-        );
-        assert!(Timeouts::default().validate("timeouts").is_ok());
+        assert_eq!(t.validate().unwrap_err().field(), "read_ms");
+        assert!(Timeouts::default().validate().is_ok());
     }
 }

@@ -54,6 +54,8 @@ pub struct ConfigError {
     code: ConfigErrorCode,
     field: String,
     message: String,
+    /// The document's other problems, when there were several.
+    more: Vec<ConfigError>,
 }
 
 impl ConfigError {
@@ -68,7 +70,30 @@ impl ConfigError {
             code,
             field: field.into(),
             message: message.into(),
+            more: Vec::new(),
         }
+    }
+
+    /// All of a document's problems as one error: the first's code, field
+    /// and message, the rest in [`ConfigError::problems`]. `None` for none.
+    #[must_use]
+    pub fn collect(problems: Vec<ConfigError>) -> Option<ConfigError> {
+        let mut problems = problems.into_iter();
+        let mut first = problems.next()?;
+        first.more.extend(problems.flat_map(|p| {
+            let more = p.more.clone();
+            std::iter::once(ConfigError {
+                more: Vec::new(),
+                ..p
+            })
+            .chain(more)
+        }));
+        Some(first)
+    }
+
+    /// Every problem of the document, this one first.
+    pub fn problems(&self) -> impl Iterator<Item = &ConfigError> {
+        std::iter::once(self).chain(self.more.iter())
     }
 
     /// The stable code.
@@ -90,19 +115,30 @@ impl ConfigError {
     }
 }
 
+impl ConfigError {
+    /// Every problem as one line for a caller: `field: message`, then the
+    /// others after `; ` (`max_attempts: must be between 1 and 1000;
+    /// backoff.base: ...`).
+    #[must_use]
+    pub fn text(&self) -> String {
+        let mut out = String::new();
+        for (i, p) in self.problems().enumerate() {
+            if i > 0 {
+                out.push_str("; ");
+            }
+            if !p.field.is_empty() {
+                out.push_str(&p.field);
+                out.push_str(": ");
+            }
+            out.push_str(&p.message);
+        }
+        out
+    }
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.field.is_empty() {
-            write!(f, "{}: {}", self.code.as_str(), self.message)
-        } else {
-            write!(
-                f,
-                "{} at `{}`: {}",
-                self.code.as_str(),
-                self.field,
-                self.message
-            )
-        }
+        write!(f, "{}: {}", self.code.as_str(), self.text())
     }
 }
 
@@ -130,6 +166,9 @@ pub enum InputErrorCode {
     /// attempt was admitted, a second admission before the first attempt's
     /// outcome): an error rather than a made-up decision.
     Misuse,
+    /// Snapshot text that is not a snapshot this build wrote (not JSON, not
+    /// an object, another format version, a value out of range).
+    InvalidSnapshot,
 }
 
 impl InputErrorCode {
@@ -144,6 +183,7 @@ impl InputErrorCode {
             InputErrorCode::TooDeep => "too_deep",
             InputErrorCode::Cyclic => "cyclic",
             InputErrorCode::Misuse => "misuse",
+            InputErrorCode::InvalidSnapshot => "invalid_snapshot",
         }
     }
 }

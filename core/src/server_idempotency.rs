@@ -21,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, ConfigErrorCode, InputError};
+use crate::error::{ConfigError, InputError};
 use crate::key::{canonical_json, sha256_hex};
 
 /// The longest key accepted (the draft suggests keys like UUIDs; Stripe caps
@@ -53,27 +53,12 @@ impl Default for ServerIdempotencyConfig {
 }
 
 impl ServerIdempotencyConfig {
-    /// Checks the durations are positive and at most 30 days.
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        const MAX: u64 = 30 * 86_400_000;
-        for (name, value) in [
-            ("ttl_ms", self.ttl_ms),
-            ("in_flight_timeout_ms", self.in_flight_timeout_ms),
-        ] {
-            if value == 0 || value > MAX {
-                let field = if field_prefix.is_empty() {
-                    name.to_owned()
-                } else {
-                    format!("{field_prefix}.{name}")
-                };
-                return Err(ConfigError::new(
-                    ConfigErrorCode::OutOfRange,
-                    field,
-                    format!("must be between 1 and {MAX} ms"),
-                ));
-            }
-        }
-        Ok(())
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 }
 
@@ -416,9 +401,6 @@ mod tests {
             ttl_ms: 0,
             ..ServerIdempotencyConfig::default()
         };
-        assert_eq!(
-            config.validate("server").unwrap_err().field(),
-            "server.ttl_ms"
-        );
+        assert_eq!(config.validate().unwrap_err().field(), "ttl_ms");
     }
 }

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, ConfigErrorCode};
+use crate::error::{InputError, InputErrorCode};
 use crate::scope::ScopeState;
 use crate::time::Instant;
 
@@ -39,15 +39,18 @@ pub struct PolicyState {
 
 impl PolicyState {
     /// Parses a snapshot written by [`PolicyState::to_json`].
-    pub fn from_json(text: &str) -> Result<PolicyState, ConfigError> {
-        crate::config::require_object(text, "a snapshot")?;
+    ///
+    /// # Errors
+    /// `invalid_snapshot` for anything else, with where it went wrong.
+    pub fn from_json(text: &str) -> Result<PolicyState, InputError> {
+        let first = text.bytes().find(|b| !b.is_ascii_whitespace());
+        if first != Some(b'{') {
+            return Err(invalid("a snapshot must be a JSON object"));
+        }
         let mut de = serde_json::Deserializer::from_str(text);
         let state: PolicyState = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            ConfigError::new(
-                ConfigErrorCode::InvalidJson,
-                e.path().to_string(),
-                e.inner().to_string(),
-            )
+            let path = e.path().to_string();
+            invalid(&format!("at `{path}`: {}", e.inner()))
         })?;
         state.check_version()?;
         Ok(state)
@@ -59,18 +62,14 @@ impl PolicyState {
         serde_json::to_string(self).unwrap_or_default()
     }
 
-    pub(crate) fn check_version(&self) -> Result<(), ConfigError> {
+    pub(crate) fn check_version(&self) -> Result<(), InputError> {
         if self.version == STATE_VERSION {
             Ok(())
         } else {
-            Err(ConfigError::new(
-                ConfigErrorCode::UnsupportedVersion,
-                "version",
-                format!(
-                    "this build reads state version {STATE_VERSION}, not {}",
-                    self.version
-                ),
-            ))
+            Err(invalid(&format!(
+                "this build reads state version {STATE_VERSION}, not {}",
+                self.version
+            )))
         }
     }
 }
@@ -83,4 +82,9 @@ pub struct RestoreReport {
     /// Parts that started fresh because the config changed since the
     /// snapshot (`"api.breaker"`).
     pub reset: Vec<String>,
+}
+
+/// A snapshot refused.
+fn invalid(message: &str) -> InputError {
+    InputError::new(InputErrorCode::InvalidSnapshot, message)
 }

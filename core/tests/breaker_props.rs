@@ -112,7 +112,7 @@ struct Driver {
 
 impl Driver {
     fn new(config: BreakerConfig) -> Self {
-        config.validate("breaker").unwrap();
+        config.validate().unwrap();
         Driver {
             breaker: Breaker::new(config),
             now: 0,

@@ -107,7 +107,7 @@ fn metrics_scenarios() {
     for scenario in scenarios {
         let name = str_of(scenario, "name");
         let config: AlertConfig = serde_json::from_value(scenario["alert_config"].clone()).unwrap();
-        config.validate("alert_config").unwrap();
+        config.validate().unwrap();
         let mut metrics = Metrics::new(config);
         let mut events = Vec::new();
         for step in scenario["steps"].as_array().unwrap() {

@@ -81,7 +81,9 @@ fn backoff_invalid_cases() {
         let field = case["field"].as_str().unwrap();
         let err = SeededBackoff::new(spec, 0).expect_err(name);
         assert_eq!((err.code().as_str(), err.field()), (code, field), "{name}");
-        let nested = spec.validate("backoff").expect_err(name);
+        let mut config = stoic_core::Config::with_seed(0);
+        config.backoff = spec;
+        let nested = config.validate().expect_err(name);
         assert_eq!(nested.field(), format!("backoff.{field}"), "{name}");
     }
 }

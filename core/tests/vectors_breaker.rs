@@ -36,9 +36,7 @@ fn run(scenario: &Value, restore_every_step: bool) {
     let id = scenario["id"].as_str().expect("id");
     let config: BreakerConfig = serde_json::from_value(scenario["config"].clone())
         .unwrap_or_else(|e| panic!("{id}: config: {e}"));
-    config
-        .validate("breaker")
-        .unwrap_or_else(|e| panic!("{id}: {e}"));
+    config.validate().unwrap_or_else(|e| panic!("{id}: {e}"));
     let mut breaker = Breaker::new(config);
     let mut permits: BTreeMap<String, Permit> = BTreeMap::new();
 

@@ -168,8 +168,11 @@ fn config_errors() {
     let cases = doc["config_errors"].as_array().unwrap();
     assert!(!cases.is_empty());
     for case in cases {
-        let config: RetryBudgetConfig = serde_json::from_value(case["config"].clone()).unwrap();
-        let error = RetryBudget::new(config).expect_err(&case.to_string());
+        // Read and checked as a policy's config would be (fields start at `budget`).
+        let doc = serde_json::json!({"seed": 1, "budget": case["config"]});
+        let value = stoic_core::schema::Value::from(&doc);
+        let error = stoic_core::Config::from_value(&value, stoic_core::schema::Dialect::RUST)
+            .expect_err(&case.to_string());
         assert_eq!(error.code().as_str(), case["code"], "{case}");
         assert_eq!(error.field(), case["field"], "{case}");
     }

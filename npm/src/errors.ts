@@ -1,9 +1,10 @@
 /**
  * Errors. The wasm module throws real `Error` objects with `name`, `code`
- * and `field`: `TypeError` for a config of the wrong shape, `ConfigError`
- * for a value the core rejects, `InputError` for data a pure helper
- * rejects. `ConfigError` and `InputError` below make `instanceof` work on
- * them (they test the name). `RetryError` is what a call that gave up throws.
+ * and `field`: `ConfigError` for every config mistake (a wrong type, an
+ * unknown key, a value out of range: the same class and codes as in
+ * Python), `InputError` for data a pure helper or `restore()` rejects.
+ * `ConfigError` and `InputError` below make `instanceof` work on them
+ * (they test the name). `RetryError` is what a call that gave up throws.
  */
 import type { GiveUp, GiveUpFields, StopReason } from './types.js';
 
@@ -11,10 +12,22 @@ function named(name: string) {
   return (value: unknown): boolean => value instanceof Error && value.name === name;
 }
 
-/** A config value the core rejected; `field` names it as you spelled it. */
+/** One problem of a config: its stable code, the field as you spelled it, why. */
+export interface ConfigProblem {
+  readonly code: string;
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * A config the core rejected. `code` and `field` are the first problem's
+ * (`field` as you spelled it); `problems` lists every one, and the message
+ * says them all.
+ */
 export class ConfigError extends Error {
   declare readonly code: string;
   declare readonly field: string;
+  declare readonly problems: readonly ConfigProblem[];
   static override [Symbol.hasInstance] = named('ConfigError');
 }
 

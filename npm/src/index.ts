@@ -13,6 +13,7 @@ export { createFetch, type FetchOptions, type StoicFetch, type StoicRequestInit 
 export { Policy, Call, type PolicyOptions, type HostOptions, type CallSpec } from './policy.js';
 export type { Attempt } from './attempt.js';
 export { ConfigError, InputError, RetryError } from './errors.js';
+export type { ConfigProblem } from './errors.js';
 export { outcomeOfError } from './classify.js';
 export {
   Backoff,

@@ -193,8 +193,12 @@ export interface Config {
   logRecords?: boolean;
 }
 
-/** The effective config, every default filled in. */
-export type ResolvedConfig = Required<Omit<Config, 'seed'>> & { seed: bigint };
+/**
+ * The effective config, every default filled in, camelCase keys (codes such
+ * as `reset_after_send` stay as they are). `seed` is a number, or a BigInt
+ * when one beyond 2^53 was given (a number would round it).
+ */
+export type ResolvedConfig = Required<Omit<Config, 'seed'>> & { seed: number | bigint };
 
 // ---------------------------------------------------------------- outcomes
 

@@ -18,7 +18,7 @@ test('a rejected value is a ConfigError naming the field as the caller spelled i
   assert.equal(camel.name, 'ConfigError');
   assert.deepEqual([camel.code, camel.field], ['out_of_range', 'maxAttempts']);
   const snake = thrown(() => new Policy({ max_attempts: 0 }));
-  assert.deepEqual([snake.code, snake.field], ['out_of_range', 'max_attempts']);
+  assert.deepEqual([snake.code, snake.field], ['out_of_range', 'maxAttempts'], 'the core spelling is accepted, named the JS way');
   const nested = thrown(() => new Policy({ backoff: { baseMs: 5000, capMs: 10 } }));
   assert.deepEqual([nested.code, nested.field], ['inconsistent', 'backoff.capMs']);
   const typo = thrown(() => new Policy({ timeouts: { raedMs: 5 } }));
@@ -27,28 +27,43 @@ test('a rejected value is a ConfigError naming the field as the caller spelled i
   assert.doesNotMatch(typo.message, /line \d+ column/);
 });
 
-test('a config of the wrong shape is a TypeError with code and field', () => {
+test('a config of the wrong shape is a ConfigError too, with code and field (as in Python)', () => {
   const wrong = thrown(() => new Policy({ timeouts: { readMs: '30s' } }));
-  assert.ok(wrong instanceof TypeError);
+  assert.ok(wrong instanceof ConfigError);
   assert.deepEqual([wrong.code, wrong.field], ['wrong_type', 'timeouts.readMs']);
+  assert.equal(wrong.message, 'timeouts.readMs: expected a whole number, got text');
   const nan = thrown(() => new Policy({ maxAttempts: NaN }));
-  assert.ok(nan instanceof TypeError);
-  assert.equal(nan.field, 'maxAttempts');
+  assert.deepEqual([nan.code, nan.field], ['wrong_type', 'maxAttempts']);
+  const fraction = thrown(() => new Policy({ maxAttempts: 1.5 }));
+  const negative = thrown(() => new Policy({ maxAttempts: -1 }));
+  assert.deepEqual([fraction.name, fraction.code, negative.name, negative.code], ['ConfigError', 'wrong_type', 'ConfigError', 'out_of_range']);
   const twice = thrown(() => new Policy({ maxAttempts: 2, max_attempts: 3 }));
-  assert.ok(twice instanceof TypeError);
-  assert.ok(!(twice instanceof ConfigError));
+  assert.ok(twice instanceof ConfigError);
+  assert.match(twice.message, /given twice/);
   const fn = thrown(() => new Policy({ seed: () => 1 }));
-  assert.ok(fn instanceof TypeError);
+  assert.deepEqual([fn.name, fn.code, fn.field], ['ConfigError', 'wrong_type', 'seed']);
+  const all = thrown(() => new Policy({ maxAttempts: 0, backoff: { baseMs: 'x' }, budget: { rattio: {} } }));
+  assert.deepEqual(
+    all.problems.map((p) => [p.code, p.field]),
+    [['wrong_type', 'backoff.baseMs'], ['unknown_field', 'budget.rattio']],
+    'every shape problem (values are checked once the shape is right)',
+  );
+  const suggestion = thrown(() => new Policy({ breaker: { trip: { kind: 'consecutiveFailures' } } }));
+  assert.match(suggestion.message, /"consecutive_failures"/, 'codes are suggested as they are accepted');
 });
 
-test('undefined members mean absent; the seed is random unless given, and exact as a BigInt', () => {
+test('undefined members mean absent; the seed is random unless given, and exact beyond 2^53 as a BigInt', () => {
   const a = new Policy({ seed: undefined, maxAttempts: undefined });
   assert.equal(a.config().maxAttempts, 5);
-  assert.equal(typeof a.config().seed, 'bigint');
+  assert.equal(typeof a.config().seed, 'number', 'a drawn seed is a plain number');
   assert.notEqual(a.config().seed, new Policy().config().seed);
+  assert.doesNotThrow(() => JSON.stringify(a.config()));
   const big = 18446744073709551615n;
   assert.equal(new Policy({ seed: big }).config().seed, big);
-  assert.equal(new Policy({ seed: 7 }).config().seed, 7n);
+  assert.equal(new Policy({ seed: 7n }).config().seed, 7);
+  const network = new Policy({ classify: { network: { reset_after_send: 'transient' } } }).config().classify.network;
+  assert.deepEqual(network, { reset_after_send: 'transient' }, 'data keys keep their codes');
+  assert.equal(new Policy({ backoff: { baseMs: 250 } }).config().backoff.baseMs, 250);
 });
 
 test('snapshot() and restore() carry breakers and budgets into a new instance', async () => {
@@ -70,7 +85,7 @@ test('snapshot() and restore() carry breakers and budgets into a new instance', 
   assert.ok(error.decision.retryAt > t);
   assert.ok(second.nextTimeout() > t);
   const bad = thrown(() => second.restore('{"version": 99, "latest": 0, "scopes": {}}'));
-  assert.equal(bad.code, 'unsupported_version');
+  assert.deepEqual([bad.name, bad.code], ['InputError', 'invalid_snapshot']);
 });
 
 test('log records reach onEvent as objects with a one-line JSON form', async () => {

@@ -1,6 +1,6 @@
 // budget.json through RetryBudget, as core/tests/vectors_budget.rs runs it.
 import assert from 'node:assert/strict';
-import { ConfigError, RetryBudget } from '../dist/node.js';
+import { ConfigError, Policy, RetryBudget } from '../dist/node.js';
 import { camel, expectError, snake } from './vectors.js';
 
 const COSTS = { retry: 'normal', retry_timeout: 'timeout', retry_throttling: 'throttling' };
@@ -69,7 +69,11 @@ export function runBudget(name, doc) {
   }
   assert.ok(steps > 1000, `only ${steps} steps ran`);
   for (const c of doc.config_errors) {
-    const error = expectError(`${name} ${JSON.stringify(c)}`, () => new RetryBudget(camel(c.config)), c.code, c.field);
+    // Checked as a policy's config would be: fields start at `budget`.
+    const context = `${name} ${JSON.stringify(c)}`;
+    const error = expectError(context, () => new Policy({ seed: 1, budget: camel(c.config) }), c.code, c.field);
+    const alone = expectError(context, () => new RetryBudget(camel(c.config)), c.code);
+    assert.equal(`budget.${alone.field}`, error.field, `${context}: the standalone budget's field`);
     assert.ok(error instanceof ConfigError, error.name);
   }
   return doc.scenarios.length + doc.config_errors.length;

@@ -3,12 +3,11 @@
 use std::sync::{Mutex, PoisonError};
 
 use pyo3::prelude::*;
-use serde_json::{Map, Value};
 use stoic_core::backoff::{BackoffSpec, SeededBackoff};
+use stoic_core::schema::{decode, Dialect, Value};
 
 use crate::convert::{from_py, ms_to_secs, Numbers};
-use crate::errors::{py_config_error, value_config_error};
-use crate::schema;
+use crate::errors::{config_error, value_config_error};
 
 /// `Backoff(strategy, *, base, cap, multiplier=2.0, seed=None)`: the delay
 /// before each retry, in seconds. Stateful for decorrelated jitter, whose
@@ -32,20 +31,21 @@ impl Backoff {
         multiplier: Option<&Bound<'_, PyAny>>,
         seed: Option<u64>,
     ) -> PyResult<Self> {
-        let mut doc = Map::new();
-        let mut put = |key: &str, obj: &Bound<'_, PyAny>| -> PyResult<()> {
-            let value = from_py(obj, key, Numbers::Plain).map_err(|e| value_config_error(py, e))?;
-            doc.insert(key.to_owned(), value);
-            Ok(())
-        };
-        put("strategy", strategy)?;
-        put("base", base)?;
-        put("cap", cap)?;
-        if let Some(multiplier) = multiplier {
-            put("multiplier", multiplier)?;
+        let mut entries = Vec::new();
+        for (key, obj) in [
+            ("strategy", Some(strategy)),
+            ("base", Some(base)),
+            ("cap", Some(cap)),
+            ("multiplier", multiplier),
+        ] {
+            if let Some(obj) = obj {
+                let value =
+                    from_py(obj, key, Numbers::Plain).map_err(|e| value_config_error(py, e))?;
+                entries.push((key.to_owned(), Value::from(&value)));
+            }
         }
         let spec: BackoffSpec =
-            schema::serde_value(Value::Object(doc)).map_err(|e| py_config_error(py, &e))?;
+            decode(&Value::Map(entries), Dialect::PYTHON).map_err(|e| config_error(py, &e))?;
         let seed = match seed {
             Some(seed) => seed,
             None => {
@@ -58,7 +58,7 @@ impl Backoff {
                 u64::from_le_bytes(bytes)
             }
         };
-        let inner = SeededBackoff::new(spec, seed).map_err(|e| py_config_error(py, &e))?;
+        let inner = SeededBackoff::new(spec, seed).map_err(|e| config_error(py, &e))?;
         Ok(Backoff {
             inner: Mutex::new(inner),
             seed,

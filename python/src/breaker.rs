@@ -7,6 +7,7 @@ use pyo3::types::{PyDict, PyList};
 use stoic_core::breaker::{self, Transition};
 
 use crate::convert::{instant, ms_to_secs, secs_to_ms, serde_to_py};
+use crate::document::section_of;
 use crate::parts;
 
 /// Proof that an attempt was admitted; hand it back with the result.
@@ -35,8 +36,8 @@ impl Breaker {
     #[new]
     #[pyo3(signature = (**config))]
     fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let config = parts::section(py, "breaker", config)?;
-        let breaker = breaker::Breaker::new(config.breaker.unwrap_or_default());
+        let config: breaker::BreakerConfig = section_of(py, config)?;
+        let breaker = breaker::Breaker::new(config);
         Ok(Breaker {
             inner: Mutex::new(breaker),
         })

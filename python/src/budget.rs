@@ -7,7 +7,8 @@ use pyo3::types::{PyDict, PyList};
 use stoic_core::budget::{self, BudgetEvent, RetryCost};
 
 use crate::convert::{instant, serde_to_py};
-use crate::errors::py_config_error;
+use crate::document::section_of;
+use crate::errors::config_error;
 use crate::errors::usage_error;
 use crate::parts;
 
@@ -46,8 +47,8 @@ impl RetryBudget {
     #[new]
     #[pyo3(signature = (**config))]
     fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let config = parts::section(py, "budget", config)?;
-        let inner = budget::RetryBudget::new(config.budget).map_err(|e| py_config_error(py, &e))?;
+        let config: budget::RetryBudgetConfig = section_of(py, config)?;
+        let inner = budget::RetryBudget::new(config).map_err(|e| config_error(py, &e))?;
         Ok(RetryBudget {
             inner: Mutex::new(inner),
         })
@@ -90,10 +91,10 @@ impl RetryBudget {
     /// Applies a new `budget` config, keeping what state still fits.
     #[pyo3(signature = (**config))]
     fn reconfigure(&self, py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<()> {
-        let config = parts::section(py, "budget", config)?;
+        let config: budget::RetryBudgetConfig = section_of(py, config)?;
         self.lock()
-            .reconfigure(config.budget)
-            .map_err(|e| py_config_error(py, &e))
+            .reconfigure(config)
+            .map_err(|e| config_error(py, &e))
     }
 
     /// Every queued event, oldest first.

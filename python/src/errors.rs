@@ -9,7 +9,7 @@ use pyo3::types::PyType;
 use stoic_core::{ConfigError, InputError};
 
 use crate::convert::{PyValueError, MAX_DEPTH};
-use crate::schema::python_spelling;
+use crate::data::python_spelling;
 
 fn error_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
     Ok(py
@@ -25,18 +25,26 @@ fn raise(py: Python<'_>, name: &str, args: (String, &str, String)) -> PyErr {
     }
 }
 
-/// `stoic.ConfigError(message, code, field)`, the field already spelled as
-/// the caller wrote it.
+/// `stoic.ConfigError(message, code, field, problems)`: the first problem's
+/// code and field (already in the Python spelling: the core's schema wrote
+/// them in that dialect), every problem as a `ConfigProblem`.
 pub(crate) fn config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
-    raise(
-        py,
-        "ConfigError",
-        (
+    let raised = (|| -> PyResult<PyErr> {
+        let problem = error_type(py, "ConfigProblem")?;
+        let problems = error
+            .problems()
+            .map(|p| problem.call1((p.code().as_str(), p.field(), p.message())))
+            .collect::<PyResult<Vec<_>>>()?;
+        let problems = pyo3::types::PyTuple::new(py, problems)?;
+        let value = error_type(py, "ConfigError")?.call1((
             error.to_string(),
             error.code().as_str(),
-            error.field().to_owned(),
-        ),
-    )
+            error.field(),
+            problems,
+        ))?;
+        Ok(PyErr::from_value(value))
+    })();
+    raised.unwrap_or_else(|err| err)
 }
 
 /// A config error from Python-spelled input: the field in that spelling.

@@ -153,7 +153,7 @@ pub(crate) fn hint_delay(
 ) -> PyResult<Option<f64>> {
     let value = from_py(hint, "", Numbers::Plain).map_err(|e| value_input_error(py, e))?;
     let hint: stoic_core::hints::ServerHint =
-        crate::schema::serde_value(value).map_err(|e| crate::errors::config_error(py, &e))?;
+        crate::data::read(value).map_err(|e| crate::errors::config_error(py, &e))?;
     Ok(hint.delay_with_backoff(secs_to_ms(backoff)).map(ms_to_secs))
 }
 

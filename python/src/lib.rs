@@ -15,6 +15,8 @@ mod breaker;
 mod budget;
 mod call;
 mod convert;
+mod data;
+mod document;
 mod errors;
 mod helpers;
 mod host;
@@ -23,7 +25,7 @@ mod overrides;
 mod parts;
 mod policy;
 mod records;
-mod schema;
+
 mod server;
 mod status;
 

@@ -9,15 +9,16 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use serde_json::Value;
-use stoic_core::{CallSpec, Event, Method, Outcome, PolicyState};
+use stoic_core::schema::sections::Overrides;
+use stoic_core::schema::{Dialect, Value};
+use stoic_core::{CallSpec, Config, Event, Method, Outcome, PolicyState};
 
 use crate::call::Call;
-use crate::convert::{from_py, instant, ms_to_secs, serde_to_py, wall, Numbers};
-use crate::errors::{config_error, py_config_error, usage_error, value_config_error};
+use crate::convert::{instant, ms_to_secs, serde_to_py, wall};
+use crate::document::{doc_of, py_of, section_of};
+use crate::errors::{config_error, input_error, usage_error};
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::overrides::CallOverrides;
-use crate::schema;
 use crate::status::http_status;
 
 /// A validated config and the state calls share: breakers, retry budgets
@@ -88,12 +89,15 @@ fn os_seed(py: Python<'_>) -> PyResult<u64> {
 /// Fills `seed` from the OS when the caller gave none, and turns on log
 /// records when a records sink is given without saying otherwise.
 fn host_defaults(py: Python<'_>, doc: &mut Value, records: bool) -> PyResult<()> {
-    if let Value::Object(map) = doc {
-        if map.get("seed").is_none_or(Value::is_null) {
-            map.insert("seed".to_owned(), Value::from(os_seed(py)?));
+    if let Value::Map(entries) = doc {
+        let has = |name: &str| entries.iter().any(|(k, v)| k == name && *v != Value::Null);
+        let (seed, log_records) = (has("seed"), has("log_records"));
+        if !seed {
+            entries.retain(|(k, _)| k != "seed");
+            entries.push(("seed".to_owned(), Value::Int(i128::from(os_seed(py)?))));
         }
-        if records && !map.contains_key("log_records") {
-            map.insert("log_records".to_owned(), Value::Bool(true));
+        if records && !log_records {
+            entries.push(("log_records".to_owned(), Value::Bool(true)));
         }
     }
     Ok(())
@@ -158,15 +162,10 @@ impl Policy {
         records: Option<Py<PyAny>>,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
-        let mut doc = match config {
-            Some(dict) => {
-                from_py(dict.as_any(), "", Numbers::Plain).map_err(|e| value_config_error(py, e))?
-            }
-            None => Value::Object(serde_json::Map::new()),
-        };
+        let mut doc = doc_of(py, config.map(Bound::as_any))?;
         host_defaults(py, &mut doc, records.is_some())?;
-        let config = schema::config(doc).map_err(|e| config_error(py, &e))?;
-        let inner = stoic_core::Policy::new(config).map_err(|e| py_config_error(py, &e))?;
+        let config = Config::from_value(&doc, Dialect::PYTHON).map_err(|e| config_error(py, &e))?;
+        let inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
         Policy::hosted(py, inner, records)
     }
 
@@ -175,18 +174,9 @@ impl Policy {
     #[staticmethod]
     #[pyo3(signature = (text, *, records=None))]
     fn from_json(py: Python<'_>, text: &str, records: Option<Py<PyAny>>) -> PyResult<Self> {
-        stoic_core::config::require_object(text, "a config").map_err(|e| config_error(py, &e))?;
-        let mut doc: Value = serde_json::from_str(text).map_err(|e| {
-            let err = stoic_core::ConfigError::new(
-                stoic_core::ConfigErrorCode::InvalidJson,
-                "",
-                e.to_string(),
-            );
-            config_error(py, &err)
-        })?;
+        let mut doc = Value::from_json(text).map_err(|e| config_error(py, &e))?;
         host_defaults(py, &mut doc, records.is_some())?;
-        let config =
-            stoic_core::Config::from_deserializer(&doc).map_err(|e| config_error(py, &e))?;
+        let config = Config::from_value(&doc, Dialect::RUST).map_err(|e| config_error(py, &e))?;
         let inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
         Policy::hosted(py, inner, records)
     }
@@ -194,8 +184,8 @@ impl Policy {
     /// The validated config, every default filled in (Python spelling).
     #[getter]
     fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let config = self.lock().config().clone();
-        serde_to_py(py, &config)
+        let config = self.lock().config().to_value(Dialect::PYTHON);
+        py_of(py, &config)
     }
 
     /// Per-call settings for `start`/`begin` (`overrides=`): `max_attempts`
@@ -207,36 +197,22 @@ impl Policy {
         py: Python<'_>,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<CallOverrides> {
-        let mut doc = match config {
-            Some(dict) => {
-                from_py(dict.as_any(), "", Numbers::Plain).map_err(|e| value_config_error(py, e))?
+        if let Some(dict) = config {
+            for key in dict.keys() {
+                let key: String = key.extract()?;
+                if key != "max_attempts" && key != "backoff" {
+                    return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                        "only max_attempts and backoff can be set per call, not {key}; \
+                         build another Policy for the rest"
+                    )));
+                }
             }
-            None => Value::Object(serde_json::Map::new()),
-        };
-        let Value::Object(map) = &mut doc else {
-            return Err(pyo3::exceptions::PyTypeError::new_err(
-                "overrides take keywords",
-            ));
-        };
-        if let Some(other) = map.keys().find(|k| *k != "max_attempts" && *k != "backoff") {
-            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
-                "only max_attempts and backoff can be set per call, not {other}; \
-                 build another Policy for the rest"
-            )));
         }
-        let given = (
-            map.contains_key("max_attempts"),
-            map.contains_key("backoff"),
-        );
-        map.insert("seed".to_owned(), Value::from(0_u64));
-        let parsed = schema::config(doc).map_err(|e| config_error(py, &e))?;
+        let parsed: Overrides = section_of(py, config)?;
         let inner = self
             .lock()
-            .overrides(
-                given.0.then_some(parsed.max_attempts),
-                given.1.then_some(parsed.backoff),
-            )
-            .map_err(|e| py_config_error(py, &e))?;
+            .overrides(parsed.max_attempts, parsed.backoff)
+            .map_err(|e| config_error(py, &e))?;
         Ok(CallOverrides { inner })
     }
 
@@ -462,11 +438,11 @@ impl Policy {
 
     /// Restores a `snapshot()`; returns `{"restored": n, "reset": [...]}`.
     fn restore<'py>(&self, py: Python<'py>, state: &str) -> PyResult<Bound<'py, PyAny>> {
-        let state = PolicyState::from_json(state).map_err(|e| config_error(py, &e))?;
+        let state = PolicyState::from_json(state).map_err(|e| input_error(py, &e))?;
         let report = self
             .lock()
             .restore_state(state)
-            .map_err(|e| config_error(py, &e))?;
+            .map_err(|e| input_error(py, &e))?;
         serde_to_py(py, &report)
     }
 

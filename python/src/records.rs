@@ -10,8 +10,9 @@ use stoic_core::record::{
 };
 
 use crate::convert::{from_py, instant, secs_to_ms, serde_to_py, Numbers};
+use crate::data;
+use crate::document::section_of;
 use crate::errors::{py_config_error, usage_error, value_config_error};
-use crate::{parts, schema};
 
 /// Metrics and alert rules for one scope: `Metrics(**config)` takes the
 /// `alerts` section of the engine config.
@@ -32,9 +33,9 @@ impl Metrics {
     #[new]
     #[pyo3(signature = (**config))]
     fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let config = parts::section(py, "alerts", config)?;
+        let config: record::AlertConfig = section_of(py, config)?;
         Ok(Metrics {
-            inner: Mutex::new(record::Metrics::new(config.alerts)),
+            inner: Mutex::new(record::Metrics::new(config)),
         })
     }
 
@@ -109,7 +110,7 @@ pub(crate) fn merge_metrics<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let parse = |obj: &Bound<'py, PyAny>| -> PyResult<MetricsSnapshot> {
         let value = from_py(obj, "", Numbers::Times).map_err(|e| value_config_error(py, e))?;
-        schema::serde_value(value).map_err(|e| py_config_error(py, &e))
+        data::read(value).map_err(|e| py_config_error(py, &e))
     };
     let mut merged = parse(a)?;
     merged.merge(&parse(b)?);

@@ -3,18 +3,19 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use serde_json::Value;
+use stoic_core::schema::{encode, Dialect};
 use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfig, StoredEntry};
 
 use crate::convert::{from_py, secs_to_ms, serde_to_py, Numbers};
+use crate::data;
+use crate::document::{py_of, section_of};
 use crate::errors::{input_error, py_config_error, value_config_error};
-use crate::schema;
 use crate::status::http_status;
 
 /// A stored entry from its dict (Python spelling: Unix seconds).
 fn entry(py: Python<'_>, stored: &Bound<'_, PyAny>) -> PyResult<StoredEntry> {
     let value = from_py(stored, "", Numbers::Plain).map_err(|e| value_config_error(py, e))?;
-    schema::serde_value(value).map_err(|e| py_config_error(py, &e))
+    data::read(value).map_err(|e| py_config_error(py, &e))
 }
 
 /// Server-side idempotency decisions: `ServerIdempotency(require_key=True,
@@ -30,22 +31,14 @@ impl ServerIdempotency {
     #[new]
     #[pyo3(signature = (**config))]
     fn new(py: Python<'_>, config: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
-        let value = match config {
-            Some(dict) => {
-                from_py(dict.as_any(), "", Numbers::Plain).map_err(|e| value_config_error(py, e))?
-            }
-            None => Value::Object(serde_json::Map::new()),
-        };
-        let config: ServerIdempotencyConfig =
-            schema::serde_value(value).map_err(|e| py_config_error(py, &e))?;
-        config.validate("").map_err(|e| py_config_error(py, &e))?;
+        let config: ServerIdempotencyConfig = section_of(py, config)?;
         Ok(ServerIdempotency { config })
     }
 
     /// The settings (Python spelling).
     #[getter]
     fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        serde_to_py(py, &self.config)
+        py_of(py, &encode(&self.config, Dialect::PYTHON))
     }
 
     /// What to do with a request at `now` (Unix seconds) carrying `key`

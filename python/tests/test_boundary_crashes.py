@@ -73,5 +73,6 @@ def test_a_config_or_snapshot_must_be_an_object() -> None:
     with pytest.raises(stoic.ConfigError) as info:
         stoic.Policy.from_json("[1, 2]")
     assert info.value.code == "wrong_type"
-    with pytest.raises(stoic.ConfigError):
+    with pytest.raises(stoic.InputError) as bad:
         stoic.Policy(seed=1).restore("[1, 2]")
+    assert bad.value.code == "invalid_snapshot", "the same class and code as in JavaScript"

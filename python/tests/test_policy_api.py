@@ -40,7 +40,7 @@ def test_config_round_trips_through_keywords() -> None:
         ({"max_attempts": 0}, "out_of_range", "max_attempts"),
         ({"backoff": {"base": "1s"}}, "wrong_type", "backoff.base"),
         ({"backoff": {"base": 5, "cap": 1}}, "inconsistent", "backoff.cap"),
-        ({"backoff": {"base_ms": 5}}, "unknown_field", "backoff.base"),
+        ({"backoff": {"base_ms": 5}}, "unknown_field", "backoff.base_ms"),
         ({"timeouts": {"raed": 1}}, "unknown_field", "timeouts.raed"),
         ({"max_atempts": 3}, "unknown_field", "max_atempts"),
         ({"breaker": {"cooldown": -1}}, "out_of_range", "breaker.cooldown"),
@@ -126,8 +126,9 @@ def test_snapshot_restore_keeps_an_open_breaker() -> None:
     rejected = fresh.begin(10.0, "get", "api")
     assert not rejected.admitted
     assert rejected.reason == "circuit_open"
-    with pytest.raises(stoic.ConfigError):
+    with pytest.raises(stoic.InputError) as bad:
         fresh.restore('{"version": 99, "latest": 0, "scopes": {}}')
+    assert bad.value.code == "invalid_snapshot"
 
 
 def test_log_timestamps_are_real_time_without_a_pairing() -> None:

@@ -34,24 +34,6 @@ pub(crate) fn snake_to_camel(key: &str) -> String {
     out
 }
 
-/// Rewrites the backquoted snake_case names in a serde message (`unknown
-/// field `raed_ms`, expected one of `read_ms`, ...`) into camelCase, so the
-/// message speaks the caller's dialect.
-pub(crate) fn camelize_quoted(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    for (i, part) in message.split('`').enumerate() {
-        if i > 0 {
-            out.push('`');
-        }
-        if i % 2 == 1 {
-            out.push_str(&snake_to_camel(part));
-        } else {
-            out.push_str(part);
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,14 +51,5 @@ mod tests {
             assert_eq!(camel_to_snake(camel), snake);
             assert_eq!(camel_to_snake(snake), snake, "snake input is kept");
         }
-    }
-
-    #[test]
-    fn messages_keep_their_text() {
-        assert_eq!(
-            camelize_quoted("unknown field `raed_ms`, expected `read_ms` or `x`"),
-            "unknown field `raedMs`, expected `readMs` or `x`"
-        );
-        assert_eq!(camelize_quoted("no quotes"), "no quotes");
     }
 }

@@ -4,17 +4,18 @@
 //! converts in and out; tokens the host hands back (permits, tickets) cross
 //! as the plain objects the core serializes.
 
-use stoic_core::backoff::{BackoffSpec, SeededBackoff};
+use stoic_core::backoff::SeededBackoff;
 use stoic_core::breaker::{Breaker, BreakerConfig, Permit};
 use stoic_core::budget::{RetryBudget, RetryBudgetConfig, RetryCost, RetryTicket};
 use stoic_core::record::{AlertConfig, CallOutcome, CallSummary, Metrics};
+use stoic_core::schema::sections::SeededSpec;
 use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::{json_of, read_u64, serialize, set};
-use crate::errors::{config_error, usage_error};
-use crate::policy::read_part;
+use crate::convert::{serialize, set};
+use crate::errors::{config_error, input_error, usage_error};
+use crate::policy::{read_config, read_part};
 use crate::random;
 use crate::units::{instant, ms, opt_ms};
 
@@ -28,24 +29,16 @@ pub struct CoreBackoff {
 
 #[wasm_bindgen]
 impl CoreBackoff {
-    /// Validates the spec; `seed` (number or BigInt) defaults to a random one.
+    /// Validates the spec (`{strategy, baseMs, capMs, multiplier, seed}`);
+    /// `seed` (number or BigInt) defaults to a random one.
     #[wasm_bindgen(constructor)]
     pub fn new(spec: JsValue) -> Result<CoreBackoff, JsValue> {
-        let seed =
-            js_sys::Reflect::get(&spec, &JsValue::from_str("seed")).unwrap_or(JsValue::UNDEFINED);
-        let seed = if spec.is_object() && !(seed.is_undefined() || seed.is_null()) {
-            read_u64(&seed, "seed")?
-        } else {
-            random::seed()?
+        let given: SeededSpec = read_config(&spec)?;
+        let seed = match given.seed {
+            Some(seed) => seed,
+            None => random::seed()?,
         };
-        let text = if spec.is_undefined() || spec.is_null() {
-            String::from("{}")
-        } else {
-            json_of(&spec, Some("seed"))?
-        };
-        let parsed: BackoffSpec =
-            stoic_core::config::part_from_json(&text).map_err(|e| config_error(&e, &spec))?;
-        let inner = SeededBackoff::new(parsed, seed).map_err(|e| config_error(&e, &spec))?;
+        let inner = SeededBackoff::new(given.spec, seed).map_err(|e| config_error(&e))?;
         Ok(CoreBackoff { inner })
     }
 
@@ -68,8 +61,7 @@ impl CoreBreaker {
     /// Validates the breaker config (the `breaker` part of a policy config).
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<CoreBreaker, JsValue> {
-        let parsed: BreakerConfig = read_part(&config)?;
-        parsed.validate("").map_err(|e| config_error(&e, &config))?;
+        let parsed: BreakerConfig = read_config(&config)?;
         Ok(CoreBreaker {
             inner: Breaker::new(parsed),
         })
@@ -80,7 +72,12 @@ impl CoreBreaker {
     pub fn from_snapshot(text: &str) -> Result<CoreBreaker, JsValue> {
         serde_json::from_str(text)
             .map(|inner| CoreBreaker { inner })
-            .map_err(|e| usage_error("invalid_snapshot", &e.to_string()))
+            .map_err(|e| {
+                input_error(&stoic_core::InputError::new(
+                    stoic_core::InputErrorCode::InvalidSnapshot,
+                    e.to_string(),
+                ))
+            })
     }
 
     /// The breaker as JSON text.
@@ -192,17 +189,15 @@ impl CoreBudget {
     /// Validates the budget config (the `budget` part of a policy config).
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<CoreBudget, JsValue> {
-        let parsed: RetryBudgetConfig = read_part(&config)?;
-        let inner = RetryBudget::new(parsed).map_err(|e| config_error(&e, &config))?;
+        let parsed: RetryBudgetConfig = read_config(&config)?;
+        let inner = RetryBudget::new(parsed).map_err(|e| config_error(&e))?;
         Ok(CoreBudget { inner })
     }
 
     /// Applies a new config, keeping state where it can.
     pub fn reconfigure(&mut self, config: JsValue) -> Result<(), JsValue> {
-        let parsed: RetryBudgetConfig = read_part(&config)?;
-        self.inner
-            .reconfigure(parsed)
-            .map_err(|e| config_error(&e, &config))
+        let parsed: RetryBudgetConfig = read_config(&config)?;
+        self.inner.reconfigure(parsed).map_err(|e| config_error(&e))
     }
 
     /// A first attempt went out.
@@ -275,8 +270,7 @@ impl CoreMetrics {
     /// Validates the alert config (the `alerts` part of a policy config).
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<CoreMetrics, JsValue> {
-        let parsed: AlertConfig = read_part(&config)?;
-        parsed.validate("").map_err(|e| config_error(&e, &config))?;
+        let parsed: AlertConfig = read_config(&config)?;
         Ok(CoreMetrics {
             inner: Metrics::new(parsed),
         })

@@ -18,12 +18,10 @@ use crate::errors::shape_error;
 /// The largest integer a JavaScript number holds exactly.
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 
-/// Writes a JS value as JSON text with object keys in snake_case, skipping
-/// the top-level member `skip` (the caller reads it separately). `path`
+/// Writes a JS value as JSON text with object keys in snake_case. `path`
 /// collects the caller's spelling of the keys walked, for errors.
 pub(crate) fn to_json_text(
     value: &JsValue,
-    skip: Option<&str>,
     path: &mut Vec<String>,
     out: &mut String,
 ) -> Result<(), JsValue> {
@@ -51,24 +49,19 @@ pub(crate) fn to_json_text(
                 out.push(',');
             }
             path.push(i.to_string());
-            to_json_text(&item, None, path, out)?;
+            to_json_text(&item, path, out)?;
             path.pop();
         }
         out.push(']');
     } else if value.is_object() && !value.is_function() {
-        push_object(value.unchecked_ref(), skip, path, out)?;
+        push_object(value.unchecked_ref(), path, out)?;
     } else {
         return Err(shape_error(&path.join("."), "JSON-like data"));
     }
     Ok(())
 }
 
-fn push_object(
-    object: &Object,
-    skip: Option<&str>,
-    path: &mut Vec<String>,
-    out: &mut String,
-) -> Result<(), JsValue> {
+fn push_object(object: &Object, path: &mut Vec<String>, out: &mut String) -> Result<(), JsValue> {
     let mut seen: Vec<String> = Vec::new();
     out.push('{');
     for key in Object::keys(object).iter() {
@@ -77,7 +70,7 @@ fn push_object(
         };
         let member = Reflect::get(object, &key).unwrap_or(JsValue::UNDEFINED);
         let snake = camel_to_snake(&name);
-        if member.is_undefined() || skip == Some(snake.as_str()) {
+        if member.is_undefined() {
             continue;
         }
         path.push(name);
@@ -92,7 +85,7 @@ fn push_object(
         }
         push_string(&snake, out);
         out.push(':');
-        to_json_text(&member, None, path, out)?;
+        to_json_text(&member, path, out)?;
         path.pop();
         seen.push(snake);
     }
@@ -136,9 +129,9 @@ fn push_string(s: &str, out: &mut String) {
 }
 
 /// The JS value as JSON text (snake_case keys).
-pub(crate) fn json_of(value: &JsValue, skip: Option<&str>) -> Result<String, JsValue> {
+pub(crate) fn json_of(value: &JsValue) -> Result<String, JsValue> {
     let mut out = String::new();
-    to_json_text(value, skip, &mut Vec::new(), &mut out)?;
+    to_json_text(value, &mut Vec::new(), &mut out)?;
     Ok(out)
 }
 
@@ -192,22 +185,6 @@ pub(crate) fn serialize<T: serde::Serialize>(value: &T) -> JsValue {
 pub(crate) fn set(object: &Object, key: &str, value: &JsValue) {
     // Defining a data property on a plain, extensible object never throws.
     let _defined = Reflect::set(object, &JsValue::from_str(key), value);
-}
-
-/// Reads a non-negative integer (number or BigInt) such as a seed.
-pub(crate) fn read_u64(value: &JsValue, field: &str) -> Result<u64, JsValue> {
-    if let Some(n) = value.as_f64() {
-        if n >= 0.0 && n.fract() == 0.0 && n <= MAX_SAFE {
-            #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
-            return Ok(n as u64);
-        }
-    } else if let Ok(n) = u64::try_from(value.clone()) {
-        return Ok(n);
-    }
-    Err(shape_error(
-        field,
-        "an integer from 0 to 2^53 - 1, or a BigInt below 2^64",
-    ))
 }
 
 /// The caller's spelling of `snake_path` (a dotted path in the core's

@@ -1,15 +1,15 @@
 //! Errors thrown to JavaScript: real `Error` objects with `name`, `code`
 //! and `field`, never strings.
 //!
-//! A config of the wrong shape (a string where a number belongs, not an
-//! object, not JSON-like data) is a `TypeError`; a value the core rejects is
-//! a `ConfigError`. Pure helpers reject caller data with an `InputError`.
+//! Every config mistake (a wrong type, an unknown key, a value out of
+//! range) is a `ConfigError`, as in Python, with every problem listed; a
+//! data value the core cannot read (a permit, a ticket) is a `TypeError`.
+//! Pure helpers reject caller data with an `InputError`.
 
 use js_sys::{Error, Object, TypeError};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::case::camelize_quoted;
 use crate::convert::{set, user_field};
 
 fn with_fields(error: &Error, code: &str, field: Option<&str>) -> JsValue {
@@ -50,19 +50,33 @@ pub(crate) fn shape_error(field: &str, expected: &str) -> JsValue {
     with_fields(&error, ConfigErrorCode::WrongType.as_str(), Some(field))
 }
 
-/// The core's config error, with the field as the caller spelled it in
-/// `original` (the object the caller passed).
-pub(crate) fn config_error(error: &ConfigError, original: &JsValue) -> JsValue {
+/// The core's config error: a `ConfigError` whose `code` and `field` are
+/// the first problem's (the field already in the caller's spelling: the
+/// schema wrote it in the JavaScript dialect), whose message lists every
+/// problem, and whose `problems` holds each as `{ code, field, message }`.
+pub(crate) fn config_error(error: &ConfigError) -> JsValue {
+    let js = Error::new(&error.text());
+    js.set_name("ConfigError");
+    let problems: js_sys::Array = error
+        .problems()
+        .map(|p| {
+            let item = Object::new();
+            set(&item, "code", &JsValue::from_str(p.code().as_str()));
+            set(&item, "field", &JsValue::from_str(p.field()));
+            set(&item, "message", &JsValue::from_str(p.message()));
+            JsValue::from(item)
+        })
+        .collect();
+    set(js.unchecked_ref(), "problems", &problems);
+    with_fields(&js, error.code().as_str(), Some(error.field()))
+}
+
+/// A data value (a permit, a ticket, a stored entry) the core could not
+/// read, with the field as the caller spelled it in `original`.
+pub(crate) fn data_error(error: &ConfigError, original: &JsValue) -> JsValue {
     let field = user_field(original, error.field());
-    let text = message(&field, &camelize_quoted(strip_location(error.message())));
-    let js: Error = match error.code() {
-        ConfigErrorCode::WrongType | ConfigErrorCode::InvalidJson => TypeError::new(&text).into(),
-        _ => {
-            let e = Error::new(&text);
-            e.set_name("ConfigError");
-            e
-        }
-    };
+    let text = message(&field, strip_location(error.message()));
+    let js: Error = TypeError::new(&text).into();
     with_fields(&js, error.code().as_str(), Some(&field))
 }
 

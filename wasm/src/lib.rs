@@ -35,6 +35,7 @@ mod random;
 mod server;
 mod text;
 mod units;
+mod value;
 
 pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
 pub use helpers::{

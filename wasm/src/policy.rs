@@ -11,14 +11,17 @@ use stoic_core::{
     Policy, WallClock,
 };
 
+use stoic_core::schema::sections::Overrides;
+use stoic_core::schema::{decode, Dialect, Value};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::{json_of, read_u64, serialize, set};
-use crate::errors::{config_error, input_error, usage_error};
+use crate::convert::{json_of, serialize};
+use crate::errors::{config_error, data_error, input_error, usage_error};
 use crate::random;
 use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
 use crate::units::{instant, ms, opt_ms};
+use crate::value::{js_of, value_of};
 
 mod shared_state;
 
@@ -135,15 +138,6 @@ impl CorePolicy {
     }
 }
 
-/// The per-call settings `startWith` takes (the core's names; the binding
-/// reads camelCase keys as everywhere).
-#[derive(serde::Deserialize)]
-#[serde(deny_unknown_fields)]
-struct OverridesWire {
-    max_attempts: Option<u32>,
-    backoff: Option<stoic_core::backoff::BackoffSpec>,
-}
-
 /// Slots of the plan area: the last admission's attempt number (0: not
 /// admitted), its timeout in ms (-1: unbounded), and the last decision's
 /// delay in ms (-1: not a retry).
@@ -151,29 +145,27 @@ const PLAN_SLOTS: usize = 3;
 
 #[wasm_bindgen]
 impl CorePolicy {
-    /// Builds a policy from a config object (camelCase or snake_case keys).
-    /// A config without `seed` gets one from `crypto.getRandomValues`.
+    /// Builds a policy from a config object (camelCase keys; the core's
+    /// snake_case is accepted too). A config without `seed` gets one from
+    /// `crypto.getRandomValues`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<CorePolicy, JsValue> {
-        let seed =
-            js_sys::Reflect::get(&config, &JsValue::from_str("seed")).unwrap_or(JsValue::UNDEFINED);
-        let seed = if config.is_object() && !(seed.is_undefined() || seed.is_null()) {
-            read_u64(&seed, "seed")?
+        let mut doc = if config.is_undefined() || config.is_null() {
+            Value::Map(Vec::new())
         } else {
-            random::seed()?
+            value_of(&config)?
         };
-        let text = if config.is_undefined() || config.is_null() {
-            String::from("{}")
-        } else {
-            json_of(&config, Some("seed"))?
-        };
-        let text = match text.strip_prefix('{') {
-            Some("}") => format!("{{\"seed\":{seed}}}"),
-            Some(rest) => format!("{{\"seed\":{seed},{rest}"),
-            None => text,
-        };
-        let parsed = Config::from_json(&text).map_err(|e| config_error(&e, &config))?;
-        let inner = Policy::new(parsed).map_err(|e| config_error(&e, &config))?;
+        if let Value::Map(entries) = &mut doc {
+            let given = entries
+                .iter()
+                .any(|(k, v)| k == "seed" && *v != Value::Null);
+            if !given {
+                entries.retain(|(k, _)| k != "seed");
+                entries.push(("seed".to_owned(), Value::Int(i128::from(random::seed()?))));
+            }
+        }
+        let parsed = Config::from_value(&doc, Dialect::JS).map_err(|e| config_error(&e))?;
+        let inner = Policy::new(parsed).map_err(|e| config_error(&e))?;
         Ok(CorePolicy {
             inner,
             calls: Vec::new(),
@@ -183,17 +175,10 @@ impl CorePolicy {
         })
     }
 
-    /// The effective config (defaults filled in), camelCase.
+    /// The effective config (defaults filled in), camelCase keys; a seed
+    /// beyond 2^53 is a BigInt (a number would round it).
     pub fn config(&self) -> JsValue {
-        let value = serialize(self.inner.config());
-        // The seed is a u64: a number would round it, so it goes out as a BigInt.
-        if let (Some(seed), Some(object)) = (
-            self.inner.config().seed,
-            wasm_bindgen::JsCast::dyn_ref::<js_sys::Object>(&value),
-        ) {
-            set(object, "seed", &js_sys::BigInt::from(seed).into());
-        }
-        value
+        js_of(&self.inner.config().to_value(Dialect::JS))
     }
 
     /// The most characters of a body excerpt an observation quotes, so the
@@ -290,11 +275,12 @@ impl CorePolicy {
         key_len: i32,
         given: JsValue,
     ) -> Result<u32, JsValue> {
-        let wire: OverridesWire = read_part(&given)?;
+        let wire: Overrides =
+            decode(&value_of(&given)?, Dialect::JS).map_err(|e| config_error(&e))?;
         let overrides = self
             .inner
             .overrides(wire.max_attempts, wire.backoff)
-            .map_err(|e| config_error(&e, &given))?;
+            .map_err(|e| config_error(&e))?;
         Ok(self.start_from_text(
             now,
             operation_len,
@@ -605,8 +591,30 @@ impl CorePolicy {
     }
 }
 
-/// Reads a config part (camelCase or snake_case keys) as a core type.
+/// Reads a data value the core handed out (a permit, a ticket, a stored
+/// entry, a metrics snapshot; camelCase or snake_case keys) as a core type.
 pub(crate) fn read_part<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
-    let text = json_of(value, None)?;
-    stoic_core::config::part_from_json(&text).map_err(|e| config_error(&e, value))
+    let text = json_of(value)?;
+    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
+        data_error(
+            &stoic_core::ConfigError::new(
+                stoic_core::ConfigErrorCode::InvalidJson,
+                "",
+                e.to_string(),
+            ),
+            value,
+        )
+    })?;
+    stoic_core::config::deserialize_part(&json).map_err(|e| data_error(&e, value))
+}
+
+/// Reads and checks a config section (a standalone component's settings;
+/// `undefined` or `null` is all defaults) in the JavaScript dialect.
+pub(crate) fn read_config<T: stoic_core::schema::Section>(value: &JsValue) -> Result<T, JsValue> {
+    let doc = if value.is_undefined() || value.is_null() {
+        Value::Map(Vec::new())
+    } else {
+        value_of(value)?
+    };
+    decode(&doc, Dialect::JS).map_err(|e| config_error(&e))
 }

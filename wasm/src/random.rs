@@ -13,7 +13,9 @@ pub(crate) fn bytes<const N: usize>() -> Result<[u8; N], JsValue> {
     Ok(buffer)
 }
 
-/// A jitter seed, for configs that name none.
+/// A jitter seed, for configs that name none: 53 random bits, so the
+/// seed `config()` reports is a plain number (`JSON.stringify` refuses
+/// BigInts) and 2^53 seeds still keep clients out of lockstep.
 pub(crate) fn seed() -> Result<u64, JsValue> {
-    bytes::<8>().map(u64::from_le_bytes)
+    bytes::<8>().map(|b| u64::from_le_bytes(b) & ((1 << 53) - 1))
 }

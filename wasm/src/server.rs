@@ -6,8 +6,8 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::convert::serialize;
-use crate::errors::{config_error, input_error};
-use crate::policy::read_part;
+use crate::errors::input_error;
+use crate::policy::{read_config, read_part};
 use crate::units::ms;
 
 /// Decides what a server does with a request, given what its store holds
@@ -23,8 +23,7 @@ impl CoreServerIdempotency {
     /// Validates the settings (`requireKey`, `ttlMs`, `inFlightTimeoutMs`).
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<CoreServerIdempotency, JsValue> {
-        let parsed: ServerIdempotencyConfig = read_part(&config)?;
-        parsed.validate("").map_err(|e| config_error(&e, &config))?;
+        let parsed: ServerIdempotencyConfig = read_config(&config)?;
         Ok(CoreServerIdempotency { config: parsed })
     }
 

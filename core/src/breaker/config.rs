@@ -2,7 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{ConfigError, ConfigErrorCode};
+use crate::error::ConfigError;
 
 /// The largest millisecond value a config accepts: 2^53 - 1, the largest
 /// integer a JavaScript number holds exactly, so a config round-trips through
@@ -117,9 +117,9 @@ fn default_threshold() -> u32 {
 /// Both rules are evaluated each time an outcome is recorded (a success can
 /// trip a failure-rate breaker once it completes the minimum throughput, as in
 /// resilience4j; Polly and cockatiel evaluate on failures only).
-/// Read through a flat form (`config_wire.rs`), written with `kind`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// Read from configs through the schema (`crate::schema`), with `kind`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum TripRule {
     /// Trip when the number of failures in a row compares against
     /// `threshold` (`failures >= threshold` by default). A success resets it.
@@ -214,9 +214,9 @@ pub struct SlowCall {
 /// that are not live at the later of the two latest instants.
 ///
 /// A **count** window holds the outcomes of the last `size` calls.
-/// Read through a flat form (`config_wire.rs`), written with `kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+/// Read from configs through the schema (`crate::schema`), with `kind`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Window {
     /// The last `size` calls (1 ..= 10 000).
     Count {
@@ -243,140 +243,13 @@ impl Window {
     }
 }
 
-fn field(prefix: &str, rest: &str) -> String {
-    if prefix.is_empty() {
-        rest.to_owned()
-    } else {
-        format!("{prefix}.{rest}")
-    }
-}
-
-fn out_of_range(prefix: &str, rest: &str, message: &str) -> ConfigError {
-    ConfigError::new(ConfigErrorCode::OutOfRange, field(prefix, rest), message)
-}
-
-fn check_rate(prefix: &str, rest: &str, rate: f64, compare: Compare) -> Result<(), ConfigError> {
-    let ok = rate.is_finite()
-        && match compare {
-            Compare::Ge => rate > 0.0 && rate <= 1.0,
-            Compare::Gt => (0.0..1.0).contains(&rate),
-        };
-    if ok {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            prefix,
-            rest,
-            "must be in (0, 1] with compare \"ge\" or in [0, 1) with \"gt\" \
-             (the excluded end trips on every call or on none)",
-        ))
-    }
-}
-
-fn check_ms(prefix: &str, rest: &str, ms: u64, min: u64) -> Result<(), ConfigError> {
-    if (min..=MAX_MS).contains(&ms) {
-        Ok(())
-    } else {
-        Err(out_of_range(
-            prefix,
-            rest,
-            &format!("must be in {min} ..= {MAX_MS} ms"),
-        ))
-    }
-}
-
 impl BreakerConfig {
-    /// Checks every field; `field_prefix` is prepended to the dotted field
-    /// names in errors (`"breaker"` gives `"breaker.trip.threshold"`).
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
     ///
     /// # Errors
-    /// The first invalid field, with code `out_of_range` or `inconsistent`.
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        let p = field_prefix;
-        match &self.trip {
-            TripRule::ConsecutiveFailures {
-                threshold,
-                compare: _,
-            } => {
-                if *threshold == 0 {
-                    return Err(out_of_range(p, "trip.threshold", "must be at least 1"));
-                }
-            }
-            TripRule::FailureRate {
-                window,
-                failure_rate,
-                minimum_throughput,
-                compare,
-                slow_call,
-            } => {
-                check_rate(p, "trip.failure_rate", *failure_rate, *compare)?;
-                if *minimum_throughput == 0 {
-                    return Err(out_of_range(
-                        p,
-                        "trip.minimum_throughput",
-                        "must be at least 1",
-                    ));
-                }
-                match window {
-                    Window::Count { size } => {
-                        if !(1..=MAX_COUNT_WINDOW).contains(size) {
-                            return Err(out_of_range(
-                                p,
-                                "trip.window.size",
-                                &format!("must be in 1 ..= {MAX_COUNT_WINDOW}"),
-                            ));
-                        }
-                        if minimum_throughput > size {
-                            return Err(ConfigError::new(
-                                ConfigErrorCode::Inconsistent,
-                                field(p, "trip.minimum_throughput"),
-                                "exceeds the count window size, so the breaker could never trip",
-                            ));
-                        }
-                    }
-                    Window::Time {
-                        duration_ms,
-                        buckets,
-                    } => {
-                        check_ms(p, "trip.window.duration_ms", *duration_ms, 1)?;
-                        if !(1..=MAX_TIME_BUCKETS).contains(buckets) {
-                            return Err(out_of_range(
-                                p,
-                                "trip.window.buckets",
-                                &format!("must be in 1 ..= {MAX_TIME_BUCKETS}"),
-                            ));
-                        }
-                        if duration_ms % u64::from(*buckets) != 0 {
-                            return Err(ConfigError::new(
-                                ConfigErrorCode::Inconsistent,
-                                field(p, "trip.window.buckets"),
-                                "must divide trip.window.duration_ms (buckets are whole ms)",
-                            ));
-                        }
-                    }
-                }
-                if let Some(slow) = slow_call {
-                    check_ms(p, "trip.slow_call.duration_ms", slow.duration_ms, 1)?;
-                    check_rate(p, "trip.slow_call.rate", slow.rate, *compare)?;
-                }
-            }
-        }
-        check_ms(p, "cooldown_ms", self.cooldown_ms, 0)?;
-        if self.half_open.max_probes == 0 {
-            return Err(out_of_range(
-                p,
-                "half_open.max_probes",
-                "must be at least 1",
-            ));
-        }
-        if self.half_open.success_threshold == 0 {
-            return Err(out_of_range(
-                p,
-                "half_open.success_threshold",
-                "must be at least 1",
-            ));
-        }
-        Ok(())
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 }
 

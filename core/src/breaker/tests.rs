@@ -414,7 +414,7 @@ fn restore_validates() {
     let err = serde_json::from_value::<Breaker>(v)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("breaker.half_open.max_probes"), "{err}");
+    assert!(err.contains("half_open.max_probes"), "{err}");
 
     let mut v = serde_json::to_value(&b).unwrap();
     v["window"] = serde_json::json!({"kind": "count", "marks": []});

@@ -8,7 +8,7 @@ use super::grpc::{GrpcThrottle, GrpcThrottleConfig};
 use super::ratio::{RatioBudget, RatioConfig, Withdrawal};
 use super::run_cap::{RunCap, RunCapConfig};
 use super::token_bucket::{TokenBucket, TokenBucketConfig};
-use super::{field, BudgetKind, RetryCost};
+use super::{BudgetKind, RetryCost};
 use crate::error::ConfigError;
 use crate::time::{Instant, MonotonicClamp};
 
@@ -63,20 +63,12 @@ impl Default for RetryBudgetConfig {
 }
 
 impl RetryBudgetConfig {
-    /// Checks every enabled budget; fields are named `<prefix>.ratio.ratio`,
-    /// `<prefix>.grpc.max_tokens`, ...
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        if let Some(ratio) = &self.ratio {
-            ratio.validate(&field(field_prefix, BudgetKind::Ratio.code()))?;
-        }
-        if let Some(bucket) = &self.token_bucket {
-            bucket.validate(&field(field_prefix, BudgetKind::TokenBucket.code()))?;
-        }
-        if let Some(grpc) = &self.grpc {
-            grpc.validate(&field(field_prefix, BudgetKind::Grpc.code()))?;
-        }
-        // Every u32 is a valid run cap.
-        Ok(())
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 }
 
@@ -239,7 +231,7 @@ impl Default for RetryBudget {
 impl RetryBudget {
     /// Fresh budgets; validates `config` with fields named `budget.*`.
     pub fn new(config: RetryBudgetConfig) -> Result<Self, ConfigError> {
-        config.validate("budget")?;
+        config.validate()?;
         Ok(Self::new_unchecked(config))
     }
 
@@ -262,7 +254,7 @@ impl RetryBudget {
     /// their fill *fraction* (gRPC core's rule). Newly enabled budgets start
     /// fresh; disabled ones are dropped. On error nothing changes.
     pub fn reconfigure(&mut self, config: RetryBudgetConfig) -> Result<(), ConfigError> {
-        config.validate("budget")?;
+        config.validate()?;
         self.ratio = match (self.ratio.take(), config.ratio) {
             (Some(mut budget), Some(c)) => {
                 budget.reconfigure(c);

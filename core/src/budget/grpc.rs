@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{field, to_milli};
-use crate::error::{ConfigError, ConfigErrorCode};
+use super::to_milli;
+use crate::error::ConfigError;
 
 /// The largest `max_tokens` A6 accepts.
 pub const MAX_GRPC_TOKENS: u32 = 1000;
@@ -31,25 +31,12 @@ impl Default for GrpcThrottleConfig {
 }
 
 impl GrpcThrottleConfig {
-    /// Checks A6's ranges; fields are named `<prefix>.max_tokens`, ...
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        if !(1..=MAX_GRPC_TOKENS).contains(&self.max_tokens) {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                field(field_prefix, "max_tokens"),
-                format!("must be an integer in 1..={MAX_GRPC_TOKENS}"),
-            ));
-        }
-        if !(self.token_ratio.is_finite() && self.token_ratio <= 1000.0)
-            || to_milli(self.token_ratio) == 0
-        {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                field(field_prefix, "token_ratio"),
-                "must be in 0.001..=1000 (decimals beyond the third are ignored)",
-            ));
-        }
-        Ok(())
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 
     fn max_milli_tokens(&self) -> u32 {
@@ -91,9 +78,7 @@ impl TryFrom<RawGrpc> for GrpcThrottle {
     type Error = String;
 
     fn try_from(raw: RawGrpc) -> Result<Self, Self::Error> {
-        raw.config
-            .validate("config")
-            .map_err(|error| error.to_string())?;
+        raw.config.validate().map_err(|error| error.to_string())?;
         if raw.milli_tokens > raw.config.max_milli_tokens() {
             return Err(format!(
                 "milli_tokens {} exceed max_tokens",
@@ -110,7 +95,7 @@ impl TryFrom<RawGrpc> for GrpcThrottle {
 impl GrpcThrottle {
     /// A full throttle; validates `config` (fields named `budget.grpc.*`).
     pub fn new(config: GrpcThrottleConfig) -> Result<Self, ConfigError> {
-        config.validate("budget.grpc")?;
+        config.validate()?;
         Ok(Self::new_unchecked(config))
     }
 
@@ -241,63 +226,59 @@ mod tests {
                     max_tokens: 0,
                     token_ratio: 0.1,
                 },
-                "g.max_tokens",
+                "max_tokens",
             ),
             (
                 GrpcThrottleConfig {
                     max_tokens: 1001,
                     token_ratio: 0.1,
                 },
-                "g.max_tokens",
+                "max_tokens",
             ),
             (
                 GrpcThrottleConfig {
                     max_tokens: 10,
                     token_ratio: 0.0,
                 },
-                "g.token_ratio",
+                "token_ratio",
             ),
             (
                 GrpcThrottleConfig {
                     max_tokens: 10,
                     token_ratio: 0.0004,
                 },
-                "g.token_ratio",
+                "token_ratio",
             ),
             (
                 GrpcThrottleConfig {
                     max_tokens: 10,
                     token_ratio: -1.0,
                 },
-                "g.token_ratio",
+                "token_ratio",
             ),
             (
                 GrpcThrottleConfig {
                     max_tokens: 10,
                     token_ratio: f64::NAN,
                 },
-                "g.token_ratio",
+                "token_ratio",
             ),
             (
                 GrpcThrottleConfig {
                     max_tokens: 10,
                     token_ratio: 1000.5,
                 },
-                "g.token_ratio",
+                "token_ratio",
             ),
         ];
         for (config, name) in bad {
-            assert_eq!(
-                config.validate("g").unwrap_err().field(),
-                name,
-                "{config:?}"
-            );
+            assert_eq!(config.validate().unwrap_err().field(), name, "{config:?}");
         }
         let ok = GrpcThrottleConfig {
             max_tokens: 1000,
             token_ratio: 0.5466,
         };
-        assert!(ok.validate("g").is_ok());
+        assert!(ok.validate().is_ok());
         assert_eq!(ok.milli_token_ratio(), 546);
     }
 

@@ -2,9 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{field, to_milli};
-use crate::error::{ConfigError, ConfigErrorCode};
-use crate::ring::{BucketRing, MAX_BUCKETS};
+use super::to_milli;
+use crate::error::ConfigError;
+use crate::ring::BucketRing;
 use crate::time::{Instant, MonotonicClamp};
 
 /// The largest `ratio` accepted (Finagle and tower accept up to 1000 retries
@@ -88,52 +88,12 @@ impl Default for RatioConfig {
 }
 
 impl RatioConfig {
-    /// Checks ranges and consistency; fields are named `<prefix>.ratio`, ...
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        let out_of_range = |name: &str, message: String| {
-            ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                field(field_prefix, name),
-                message,
-            )
-        };
-        if !(self.ratio.is_finite() && (0.0..=MAX_RATIO).contains(&self.ratio)) {
-            return Err(out_of_range("ratio", format!("must be in 0..={MAX_RATIO}")));
-        }
-        if !(self.min_retries_per_sec.is_finite()
-            && (0.0..=MAX_RETRIES_PER_SEC).contains(&self.min_retries_per_sec))
-        {
-            return Err(out_of_range(
-                "min_retries_per_sec",
-                format!("must be in 0..={MAX_RETRIES_PER_SEC}"),
-            ));
-        }
-        if self.min_concurrent_retries > MAX_CONCURRENT_FLOOR {
-            return Err(out_of_range(
-                "min_concurrent_retries",
-                format!("must be in 0..={MAX_CONCURRENT_FLOOR}"),
-            ));
-        }
-        if !(1..=MAX_BUCKETS).contains(&self.buckets) {
-            return Err(out_of_range(
-                "buckets",
-                format!("must be in 1..={MAX_BUCKETS}"),
-            ));
-        }
-        if !(1..=MAX_WINDOW_MS).contains(&self.window_ms) {
-            return Err(out_of_range(
-                "window_ms",
-                format!("must be in 1..={MAX_WINDOW_MS}"),
-            ));
-        }
-        if self.window_ms % u64::from(self.buckets) != 0 {
-            return Err(ConfigError::new(
-                ConfigErrorCode::Inconsistent,
-                field(field_prefix, "window_ms"),
-                format!("must be a multiple of buckets ({})", self.buckets),
-            ));
-        }
-        Ok(())
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 
     /// Milliseconds per bucket (`window_ms / buckets`, at least 1).
@@ -225,9 +185,7 @@ impl TryFrom<RawRatio> for RatioBudget {
     type Error = String;
 
     fn try_from(raw: RawRatio) -> Result<Self, Self::Error> {
-        raw.config
-            .validate("config")
-            .map_err(|error| error.to_string())?;
+        raw.config.validate().map_err(|error| error.to_string())?;
         let geometry = (raw.config.bucket_ms(), raw.config.buckets);
         for ring in [&raw.requests, &raw.retries] {
             if (ring.bucket_ms(), ring.buckets()) != geometry {
@@ -247,7 +205,7 @@ impl TryFrom<RawRatio> for RatioBudget {
 impl RatioBudget {
     /// A fresh budget; validates `config` (fields named `budget.ratio.*`).
     pub fn new(config: RatioConfig) -> Result<Self, ConfigError> {
-        config.validate("budget.ratio")?;
+        config.validate()?;
         Ok(Self::new_unchecked(config))
     }
 
@@ -505,7 +463,7 @@ mod tests {
                     ratio: -0.1,
                     ..RatioConfig::default()
                 },
-                "x.ratio",
+                "ratio",
                 "out_of_range",
             ),
             (
@@ -513,7 +471,7 @@ mod tests {
                     ratio: f64::NAN,
                     ..RatioConfig::default()
                 },
-                "x.ratio",
+                "ratio",
                 "out_of_range",
             ),
             (
@@ -521,7 +479,7 @@ mod tests {
                     min_retries_per_sec: f64::INFINITY,
                     ..RatioConfig::default()
                 },
-                "x.min_retries_per_sec",
+                "min_retries_per_sec",
                 "out_of_range",
             ),
             (
@@ -529,7 +487,7 @@ mod tests {
                     buckets: 0,
                     ..RatioConfig::default()
                 },
-                "x.buckets",
+                "buckets",
                 "out_of_range",
             ),
             (
@@ -537,7 +495,7 @@ mod tests {
                     window_ms: 0,
                     ..RatioConfig::default()
                 },
-                "x.window_ms",
+                "window_ms",
                 "out_of_range",
             ),
             (
@@ -545,15 +503,15 @@ mod tests {
                     window_ms: 60_001,
                     ..RatioConfig::default()
                 },
-                "x.window_ms",
+                "window_ms",
                 "inconsistent",
             ),
         ];
         for (config, name, code) in cases {
-            let error = config.validate("x").unwrap_err();
+            let error = config.validate().unwrap_err();
             assert_eq!((error.field(), error.code().as_str()), (name, code));
         }
-        assert!(RatioConfig::default().validate("x").is_ok());
+        assert!(RatioConfig::default().validate().is_ok());
     }
 
     #[test]

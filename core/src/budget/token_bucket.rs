@@ -2,8 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{field, RetryCost};
-use crate::error::{ConfigError, ConfigErrorCode};
+use super::RetryCost;
+use crate::error::ConfigError;
 
 /// A named set of AWS parameters, so a config says which AWS behaviour it
 /// mirrors instead of copying numbers that AWS is about to change.
@@ -81,24 +81,7 @@ pub struct TokenBucketParams {
     pub success_refund: u32,
 }
 
-impl TokenBucketParams {
-    fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        for (name, cost) in [
-            ("retry_cost", self.retry_cost),
-            ("timeout_retry_cost", self.timeout_retry_cost),
-            ("throttling_retry_cost", self.throttling_retry_cost),
-        ] {
-            if cost == 0 {
-                return Err(ConfigError::new(
-                    ConfigErrorCode::OutOfRange,
-                    field(field_prefix, name),
-                    "must be at least 1 (a free retry is never limited; disable the bucket instead)",
-                ));
-            }
-        }
-        Ok(())
-    }
-}
+impl TokenBucketParams {}
 
 /// Settings of a [`TokenBucket`]: a profile, plus optional overrides of any of
 /// its numbers (`{"profile": "aws_2026", "capacity": 1000}`).
@@ -140,9 +123,12 @@ impl TokenBucketConfig {
         }
     }
 
-    /// Checks the resolved numbers; fields are named `<prefix>.retry_cost`, ...
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        self.resolve().validate(field_prefix)
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 }
 
@@ -177,9 +163,16 @@ impl TryFrom<RawTokenBucket> for TokenBucket {
     type Error = String;
 
     fn try_from(raw: RawTokenBucket) -> Result<Self, Self::Error> {
-        raw.params
-            .validate("params")
-            .map_err(|error| error.to_string())?;
+        let p = raw.params;
+        let as_config = TokenBucketConfig {
+            profile: TokenBucketProfile::default(),
+            capacity: Some(p.capacity),
+            retry_cost: Some(p.retry_cost),
+            timeout_retry_cost: Some(p.timeout_retry_cost),
+            throttling_retry_cost: Some(p.throttling_retry_cost),
+            success_refund: Some(p.success_refund),
+        };
+        as_config.validate().map_err(|error| error.to_string())?;
         if raw.tokens > raw.params.capacity {
             return Err(format!(
                 "tokens {} exceed capacity {}",
@@ -196,7 +189,7 @@ impl TryFrom<RawTokenBucket> for TokenBucket {
 impl TokenBucket {
     /// A full bucket; validates `config` (fields named `budget.token_bucket.*`).
     pub fn new(config: TokenBucketConfig) -> Result<Self, ConfigError> {
-        config.validate("budget.token_bucket")?;
+        config.validate()?;
         Ok(Self::new_unchecked(config))
     }
 
@@ -346,7 +339,7 @@ mod tests {
             ..TokenBucketConfig::default()
         })
         .unwrap_err();
-        assert_eq!(error.field(), "budget.token_bucket.timeout_retry_cost");
+        assert_eq!(error.field(), "timeout_retry_cost");
         assert_eq!(error.code().as_str(), "out_of_range");
     }
 

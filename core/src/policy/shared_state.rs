@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use super::Policy;
 use crate::breaker::{Breaker, BreakerState, BreakerStateCode};
 use crate::budget::BudgetStatus;
-use crate::error::ConfigError;
+use crate::error::InputError;
 use crate::record::MetricsSnapshot;
 use crate::scope::{DEFAULT_SCOPE, OVERFLOW_SCOPE};
 use crate::state::{PolicyState, RestoreReport, STATE_VERSION};
@@ -85,7 +85,7 @@ impl Policy {
     /// config (a breaker or alert config changed since) starts fresh instead
     /// and is named in the report. Budgets keep their state under the
     /// current config.
-    pub fn restore_state(&mut self, state: PolicyState) -> Result<RestoreReport, ConfigError> {
+    pub fn restore_state(&mut self, state: PolicyState) -> Result<RestoreReport, InputError> {
         state.check_version()?;
         let mut report = RestoreReport::default();
         self.clock.observe(state.latest);

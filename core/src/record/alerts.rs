@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use super::metrics::BreakerGauge;
 use super::window::{Window, WindowCounts};
-use crate::error::{ConfigError, ConfigErrorCode};
+use crate::error::ConfigError;
 use crate::time::Instant;
 
 /// How many unread events the queue keeps. When full, the oldest event is
@@ -60,50 +60,13 @@ impl Default for AlertConfig {
     }
 }
 
-const MIN_WINDOW_MS: u64 = 1_000;
-const MAX_WINDOW_MS: u64 = 86_400_000;
-
-fn field(prefix: &str, name: &str) -> String {
-    if prefix.is_empty() {
-        name.to_owned()
-    } else {
-        format!("{prefix}.{name}")
-    }
-}
-
-fn check_rate(prefix: &str, name: &str, value: f64) -> Result<(), ConfigError> {
-    if (0.0..=1.0).contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            ConfigErrorCode::OutOfRange,
-            field(prefix, name),
-            format!("must be a fraction between 0.0 and 1.0, got {value}"),
-        ))
-    }
-}
-
 impl AlertConfig {
-    /// Checks every field; `field_prefix` is the dotted path of this config in
-    /// the caller's document (e.g. `"record.alerts"`, or `""` at the root) so
-    /// errors name the field as the user wrote it.
-    pub fn validate(&self, field_prefix: &str) -> Result<(), ConfigError> {
-        if !(MIN_WINDOW_MS..=MAX_WINDOW_MS).contains(&self.window_ms) {
-            return Err(ConfigError::new(
-                ConfigErrorCode::OutOfRange,
-                field(field_prefix, "window_ms"),
-                format!(
-                    "must be between {MIN_WINDOW_MS} and {MAX_WINDOW_MS} ms, got {}",
-                    self.window_ms
-                ),
-            ));
-        }
-        check_rate(field_prefix, "retry_rate_warning", self.retry_rate_warning)?;
-        check_rate(
-            field_prefix,
-            "exhausted_rate_critical",
-            self.exhausted_rate_critical,
-        )
+    /// Checks every value by the config schema's rules ([`crate::schema`]).
+    ///
+    /// # Errors
+    /// A [`ConfigError`] carrying every problem, fields in the Rust spelling.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        crate::schema::validate(self)
     }
 }
 

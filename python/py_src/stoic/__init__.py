@@ -19,7 +19,7 @@ Durations are float seconds everywhere (the engine's ``base_ms`` is
 from ._classify import Rejected
 from ._clock import Clock, SystemClock, VirtualClock
 from ._decorator import retry
-from ._errors import ConfigError, InputError, RetryError, StoicError
+from ._errors import ConfigError, ConfigProblem, InputError, RetryError, StoicError
 from ._loop import Attempt, Retrying, retrying
 from ._stoic import (
     CORE_VERSION,
@@ -41,6 +41,7 @@ __all__ = [
     "Call",
     "Clock",
     "ConfigError",
+    "ConfigProblem",
     "InputError",
     "Policy",
     "Rejected",

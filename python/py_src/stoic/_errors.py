@@ -7,31 +7,50 @@ they can have two bases and carry attributes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
-__all__ = ["ConfigError", "InputError", "RetryError", "StoicError"]
+__all__ = ["ConfigError", "ConfigProblem", "InputError", "RetryError", "StoicError"]
 
 
 class StoicError(Exception):
     """Base class of every error stoic raises."""
 
 
+class ConfigProblem(NamedTuple):
+    """One problem of a config: its stable code, the field, why."""
+
+    code: str
+    field: str
+    message: str
+
+
 class ConfigError(StoicError, ValueError):
-    """A config value was rejected.
+    """A config was rejected (the same class and codes as in JavaScript).
 
     ``code`` is a stable snake_case code (``out_of_range``, ``unknown_field``,
-    ...); ``field`` is the dotted path of the offending key, spelled as the
-    caller wrote it (``backoff.base``, not the core's ``backoff.base_ms``).
+    ``wrong_type``, ...) and ``field`` the dotted path of the offending key in
+    the Python spelling (``backoff.base``, in seconds), both of the first
+    problem; ``problems`` lists every problem of the config, and the message
+    says them all.
     """
 
-    def __init__(self, message: str, code: str, field: str) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str,
+        field: str,
+        problems: tuple[ConfigProblem, ...] | None = None,
+    ) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
         self.field = field
+        self.problems: tuple[ConfigProblem, ...] = (
+            problems if problems is not None else (ConfigProblem(code, field, message),)
+        )
 
     def __reduce__(self) -> tuple[Any, ...]:
-        return (type(self), (self.message, self.code, self.field))
+        return (type(self), (self.message, self.code, self.field, self.problems))
 
 
 class InputError(StoicError, ValueError):

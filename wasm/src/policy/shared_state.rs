@@ -1,12 +1,12 @@
 //! The shared state a `CorePolicy` keeps across calls, as the host reads it:
 //! draining, events, breakers, budgets, metrics, snapshots.
 
-use stoic_core::{Instant, PolicyState};
+use stoic_core::{InputError, InputErrorCode, Instant, PolicyState};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::convert::{serialize, set};
-use crate::errors::{config_error, usage_error};
+use crate::errors::input_error;
 use crate::units::{instant, opt_ms};
 
 use super::CorePolicy;
@@ -102,12 +102,16 @@ impl CorePolicy {
         // Plain serde_json (no field paths): snapshot text is machine-made,
         // and path tracking for every state type would double this module.
         // `restore_state` checks the version.
-        let state: PolicyState = serde_json::from_str(text)
-            .map_err(|e| usage_error("invalid_snapshot", &e.to_string()))?;
+        let state: PolicyState = serde_json::from_str(text).map_err(|e| {
+            input_error(&InputError::new(
+                InputErrorCode::InvalidSnapshot,
+                e.to_string(),
+            ))
+        })?;
         let report = self
             .inner
             .restore_state(state)
-            .map_err(|e| config_error(&e, &JsValue::UNDEFINED))?;
+            .map_err(|e| input_error(&e))?;
         Ok(serialize(&report))
     }
 }

@@ -1,4 +1,5 @@
 use super::*;
+use crate::error::ConfigErrorCode;
 
 fn rate_rule(window: Window, rate: f64, min: u32, compare: Compare) -> BreakerConfig {
     BreakerConfig {
@@ -14,7 +15,7 @@ fn rate_rule(window: Window, rate: f64, min: u32, compare: Compare) -> BreakerCo
 }
 
 fn err_field(c: &BreakerConfig) -> (ConfigErrorCode, String) {
-    let e = c.validate("breaker").unwrap_err();
+    let e = c.validate().unwrap_err();
     (e.code(), e.field().to_owned())
 }
 
@@ -37,7 +38,7 @@ fn defaults_are_the_seed() {
             success_threshold: 2
         }
     );
-    c.validate("breaker").unwrap();
+    c.validate().unwrap();
 }
 
 #[test]
@@ -57,7 +58,7 @@ fn json_shape() {
             "slow_call": {"duration_ms": 4000, "rate": 1}}
     }))
     .unwrap();
-    c.validate("").unwrap();
+    c.validate().unwrap();
     assert_eq!(
         c.trip.window(),
         Some(&Window::Time {
@@ -80,10 +81,9 @@ fn unknown_fields_are_rejected() {
         r#"{"trip":{"kind":"nope"}}"#,
         r#"{"trip":{"kind":"consecutive_failures","compare":">="}}"#,
     ] {
-        assert!(
-            serde_json::from_str::<BreakerConfig>(text).is_err(),
-            "{text}"
-        );
+        let value = crate::schema::Value::from_json(text).unwrap();
+        let read = crate::schema::decode::<BreakerConfig>(&value, crate::schema::Dialect::RUST);
+        assert!(read.is_err(), "{text}");
     }
 }
 
@@ -109,54 +109,51 @@ fn validation_names_fields() {
     };
     assert_eq!(
         err_field(&c),
-        (
-            ConfigErrorCode::OutOfRange,
-            "breaker.trip.threshold".to_owned()
-        )
+        (ConfigErrorCode::OutOfRange, "trip.threshold".to_owned())
     );
-    let e = c.validate("").unwrap_err();
+    let e = c.validate().unwrap_err();
     assert_eq!(e.field(), "trip.threshold");
 
     let mut c = BreakerConfig::default();
     c.half_open.max_probes = 0;
-    assert_eq!(err_field(&c).1, "breaker.half_open.max_probes");
+    assert_eq!(err_field(&c).1, "half_open.max_probes");
     let mut c = BreakerConfig::default();
     c.half_open.success_threshold = 0;
-    assert_eq!(err_field(&c).1, "breaker.half_open.success_threshold");
+    assert_eq!(err_field(&c).1, "half_open.success_threshold");
     let mut c = BreakerConfig {
         cooldown_ms: MAX_MS + 1,
         ..BreakerConfig::default()
     };
-    assert_eq!(err_field(&c).1, "breaker.cooldown_ms");
+    assert_eq!(err_field(&c).1, "cooldown_ms");
     c.cooldown_ms = 0;
-    c.validate("breaker").unwrap();
+    c.validate().unwrap();
 
     let count = Window::Count { size: 10 };
     assert_eq!(
         err_field(&rate_rule(count, 0.0, 5, Compare::Ge)).1,
-        "breaker.trip.failure_rate"
+        "trip.failure_rate"
     );
-    rate_rule(count, 0.0, 5, Compare::Gt).validate("b").unwrap();
-    rate_rule(count, 1.0, 5, Compare::Ge).validate("b").unwrap();
-    assert!(rate_rule(count, 1.0, 5, Compare::Gt).validate("b").is_err());
+    rate_rule(count, 0.0, 5, Compare::Gt).validate().unwrap();
+    rate_rule(count, 1.0, 5, Compare::Ge).validate().unwrap();
+    assert!(rate_rule(count, 1.0, 5, Compare::Gt).validate().is_err());
     assert!(rate_rule(count, f64::NAN, 5, Compare::Ge)
-        .validate("b")
+        .validate()
         .is_err());
-    assert!(rate_rule(count, 1.5, 5, Compare::Ge).validate("b").is_err());
+    assert!(rate_rule(count, 1.5, 5, Compare::Ge).validate().is_err());
     assert_eq!(
         err_field(&rate_rule(count, 0.5, 0, Compare::Ge)).1,
-        "breaker.trip.minimum_throughput"
+        "trip.minimum_throughput"
     );
     assert_eq!(
         err_field(&rate_rule(count, 0.5, 11, Compare::Ge)),
         (
             ConfigErrorCode::Inconsistent,
-            "breaker.trip.minimum_throughput".to_owned()
+            "trip.minimum_throughput".to_owned()
         )
     );
     assert_eq!(
         err_field(&rate_rule(Window::Count { size: 0 }, 0.5, 1, Compare::Ge)).1,
-        "breaker.trip.window.size"
+        "trip.window.size"
     );
     assert!(rate_rule(
         Window::Count {
@@ -166,7 +163,7 @@ fn validation_names_fields() {
         1,
         Compare::Ge
     )
-    .validate("b")
+    .validate()
     .is_err());
 
     let time = |duration_ms, buckets| Window::Time {
@@ -174,26 +171,26 @@ fn validation_names_fields() {
         buckets,
     };
     rate_rule(time(10_000, 10), 0.5, 100, Compare::Ge)
-        .validate("b")
+        .validate()
         .unwrap();
     assert_eq!(
         err_field(&rate_rule(time(0, 1), 0.5, 1, Compare::Ge)).1,
-        "breaker.trip.window.duration_ms"
+        "trip.window.duration_ms"
     );
     assert_eq!(
         err_field(&rate_rule(time(1000, 0), 0.5, 1, Compare::Ge)).1,
-        "breaker.trip.window.buckets"
+        "trip.window.buckets"
     );
     assert_eq!(
         err_field(&rate_rule(time(1000, 3), 0.5, 1, Compare::Ge)),
         (
             ConfigErrorCode::Inconsistent,
-            "breaker.trip.window.buckets".to_owned()
+            "trip.window.buckets".to_owned()
         )
     );
     assert!(
         rate_rule(time(1_000_000, MAX_TIME_BUCKETS + 1), 0.5, 1, Compare::Ge)
-            .validate("b")
+            .validate()
             .is_err()
     );
 
@@ -204,12 +201,12 @@ fn validation_names_fields() {
             rate: 0.5,
         });
     }
-    assert_eq!(err_field(&c).1, "breaker.trip.slow_call.duration_ms");
+    assert_eq!(err_field(&c).1, "trip.slow_call.duration_ms");
     if let TripRule::FailureRate { slow_call, .. } = &mut c.trip {
         *slow_call = Some(SlowCall {
             duration_ms: 10,
             rate: 0.0,
         });
     }
-    assert_eq!(err_field(&c).1, "breaker.trip.slow_call.rate");
+    assert_eq!(err_field(&c).1, "trip.slow_call.rate");
 }

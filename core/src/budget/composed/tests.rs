@@ -32,13 +32,13 @@ fn config_defaults_absent_null_and_empty() {
 #[test]
 fn validation_prefixes_fields() {
     let error = RetryBudget::new(parse(r#"{"ratio":{"ratio":-1}}"#)).unwrap_err();
-    assert_eq!(error.field(), "budget.ratio.ratio");
+    assert_eq!(error.field(), "ratio.ratio");
     let error = parse(r#"{"grpc":{"max_tokens":0}}"#)
-        .validate("policy.budget")
+        .validate()
         .unwrap_err();
-    assert_eq!(error.field(), "policy.budget.grpc.max_tokens");
+    assert_eq!(error.field(), "grpc.max_tokens");
     let error = RetryBudget::new(parse(r#"{"token_bucket":{"retry_cost":0}}"#)).unwrap_err();
-    assert_eq!(error.field(), "budget.token_bucket.retry_cost");
+    assert_eq!(error.field(), "token_bucket.retry_cost");
 }
 
 #[test]

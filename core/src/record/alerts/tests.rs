@@ -1,6 +1,7 @@
 //! Unit tests of `alerts`.
 
 use super::*;
+use crate::error::ConfigErrorCode;
 
 #[test]
 fn default_config_is_the_seed() {
@@ -9,7 +10,7 @@ fn default_config_is_the_seed() {
     assert_eq!(config.retry_rate_warning, 0.20);
     assert_eq!(config.exhausted_rate_critical, 0.05);
     assert_eq!(config.min_requests, 20);
-    assert_eq!(config.validate("alerts"), Ok(()));
+    assert_eq!(config.validate(), Ok(()));
 }
 
 #[test]
@@ -18,37 +19,37 @@ fn validate_names_the_field() {
         window_ms: 999,
         ..AlertConfig::default()
     };
-    let err = bad.validate("record.alerts").unwrap_err();
+    let err = bad.validate().unwrap_err();
     assert_eq!(err.code(), ConfigErrorCode::OutOfRange);
-    assert_eq!(err.field(), "record.alerts.window_ms");
+    assert_eq!(err.field(), "window_ms");
 
     let bad = AlertConfig {
         retry_rate_warning: f64::NAN,
         ..AlertConfig::default()
     };
-    assert_eq!(bad.validate("").unwrap_err().field(), "retry_rate_warning");
+    assert_eq!(bad.validate().unwrap_err().field(), "retry_rate_warning");
 
     let bad = AlertConfig {
         exhausted_rate_critical: 1.5,
         ..AlertConfig::default()
     };
     assert_eq!(
-        bad.validate("a").unwrap_err().field(),
-        "a.exhausted_rate_critical"
+        bad.validate().unwrap_err().field(),
+        "exhausted_rate_critical"
     );
 
     let bad = AlertConfig {
         window_ms: 86_400_001,
         ..AlertConfig::default()
     };
-    assert!(bad.validate("").is_err());
+    assert!(bad.validate().is_err());
     let edge = AlertConfig {
         window_ms: 1_000,
         retry_rate_warning: 0.0,
         exhausted_rate_critical: 1.0,
         min_requests: 0,
     };
-    assert_eq!(edge.validate(""), Ok(()));
+    assert_eq!(edge.validate(), Ok(()));
 }
 
 #[test]

@@ -1,16 +1,17 @@
-//! Python-spelled input to core types, asking the core which fields exist.
+//! Data the binding handed out and gets back (a stored idempotency entry, a
+//! metrics snapshot, a server hint), read as core types.
 //!
-//! Python callers write durations as float seconds under the core's key
-//! minus `_ms` (`base=0.25` for `base_ms: 250`). The binding holds no list
-//! of those keys: it hands the value to the core's own deserializer, and
-//! when that reports `x` unknown while naming `x_ms` among the fields it
-//! expects (or reports `x_ms` missing while `x` is present), it renames the
-//! key, converts the value and asks again. The core stays the only schema
-//! and the only validator.
+//! Configs go through the core's schema (`stoic_core::schema`, Python
+//! dialect). These data types are still read through their serde form:
+//! Python writes their durations and instants as float seconds under the
+//! core's key minus `_ms`, so when serde reports `x` unknown while naming
+//! `x_ms` among the fields it expects (or `x_ms` missing while `x` is
+//! present), the key is renamed, the value converted, and the parse tried
+//! again. Moving these types onto the schema retires this file.
 
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
-use stoic_core::{Config, ConfigError, ConfigErrorCode};
+use stoic_core::{ConfigError, ConfigErrorCode};
 
 use crate::convert::seconds_json;
 
@@ -41,31 +42,8 @@ pub(crate) fn parse_with<T>(
     ))
 }
 
-/// The engine config from Python-spelled keys.
-pub(crate) fn config(value: Value) -> Result<Config, ConfigError> {
-    parse_with(value, |v| Config::from_deserializer(v))
-}
-
-/// One section of the engine config (`backoff`, `breaker`, `budget`,
-/// `alerts`), parsed and validated by the core exactly as inside a full
-/// config; errors name fields relative to the section.
-pub(crate) fn section(name: &str, value: Value) -> Result<Config, ConfigError> {
-    parse_with(value, |section| {
-        let mut doc = Map::new();
-        doc.insert("seed".to_owned(), Value::from(0_u64));
-        doc.insert(name.to_owned(), section.clone());
-        Config::from_deserializer(&Value::Object(doc)).map_err(|e| {
-            let field = e.field();
-            let relative = field
-                .strip_prefix(name)
-                .map_or(field, |rest| rest.strip_prefix('.').unwrap_or(rest));
-            ConfigError::new(e.code(), relative, e.message())
-        })
-    })
-}
-
-/// Any core type from Python-spelled keys (snapshots of metrics, ...).
-pub(crate) fn serde_value<T: DeserializeOwned>(value: Value) -> Result<T, ConfigError> {
+/// Any core data type from Python-spelled keys (metrics snapshots, ...).
+pub(crate) fn read<T: DeserializeOwned>(value: Value) -> Result<T, ConfigError> {
     parse_with(value, |v| {
         serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
             let path = e.path().to_string();

@@ -1,0 +1,81 @@
+//! The config's one schema, spoken in each caller's dialect.
+//!
+//! Every config section says once which fields it has, what type and unit
+//! each holds and which values are valid ([`Section`]); a [`Dialect`] says
+//! how a caller spells keys (snake_case for Rust and Python, camelCase for
+//! JavaScript) and writes durations (integer milliseconds for Rust and
+//! JavaScript, float seconds for Python). Reading, writing and checking all
+//! go through the section's declaration, so no binding guesses a unit from
+//! a key's name and no error is rewritten after the fact: a problem is
+//! written for its caller when it is found, with the field path in the
+//! caller's spelling and every problem of a document reported, not only the
+//! first. Only keys are respelled; data (codes such as `full_jitter`, the
+//! status `404` in a table) stays as written.
+//!
+//! Bindings turn host values into a [`Value`] (bounded in depth, cycles
+//! refused) and back; nothing else about the schema lives in them.
+
+mod check;
+mod dialect;
+mod read;
+pub mod sections;
+mod value;
+mod write;
+
+pub use check::{Check, Seg};
+pub use dialect::{Dialect, KeyCase, TimeUnit};
+pub use read::{code_value, Fields};
+pub use value::Value;
+pub use write::Out;
+
+use crate::error::ConfigError;
+
+/// A part of the config: how it is read from a [`Value`], written back, and
+/// checked.
+pub trait Section: Sized {
+    /// Reads the fields of one object; missing fields take their defaults
+    /// and shape problems (a wrong type, an unknown key, a bad code) are
+    /// recorded on `fields` rather than returned, so all are reported.
+    fn read(fields: &mut Fields<'_, '_>) -> Self;
+
+    /// Writes every field, defaults included.
+    fn write(&self, out: &mut Out);
+
+    /// Records every value out of range or inconsistent with another.
+    fn check(&self, check: &mut Check);
+}
+
+/// Reads and checks `value` as a `T` written in `dialect`.
+///
+/// # Errors
+/// A [`ConfigError`] carrying every problem found (shape problems first;
+/// values are checked only when the shape is right).
+pub fn decode<T: Section>(value: &Value, dialect: Dialect) -> Result<T, ConfigError> {
+    let mut check = Check::new(dialect);
+    let item = read::section::<T>(&mut check, value);
+    if check.is_clean() {
+        item.check(&mut check);
+    }
+    check.finish().map(|()| item)
+}
+
+/// `item` as a document in `dialect`.
+#[must_use]
+pub fn encode<T: Section>(item: &T, dialect: Dialect) -> Value {
+    let mut out = Out::new(dialect);
+    item.write(&mut out);
+    out.into_value()
+}
+
+/// Checks a value built in Rust, with errors in the Rust spelling.
+///
+/// # Errors
+/// A [`ConfigError`] carrying every problem found.
+pub fn validate<T: Section>(item: &T) -> Result<(), ConfigError> {
+    let mut check = Check::new(Dialect::RUST);
+    item.check(&mut check);
+    check.finish()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,141 @@
+//! Where a problem is, and the problems found so far.
+
+use crate::error::{ConfigError, ConfigErrorCode};
+
+use super::dialect::Dialect;
+
+/// One step of a field path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Seg {
+    /// A schema field (snake_case name; for a duration, its stem).
+    Field { name: &'static str, duration: bool },
+    /// A key that is data (a status in a table, a network error kind), or a
+    /// key the caller wrote that the schema does not know: kept verbatim.
+    Key(String),
+    /// A list position.
+    Index(usize),
+}
+
+impl Seg {
+    /// A plain field.
+    #[must_use]
+    pub const fn field(name: &'static str) -> Seg {
+        Seg::Field {
+            name,
+            duration: false,
+        }
+    }
+
+    /// A duration field, by its stem (`base` for `base_ms`).
+    #[must_use]
+    pub const fn duration(stem: &'static str) -> Seg {
+        Seg::Field {
+            name: stem,
+            duration: true,
+        }
+    }
+}
+
+/// The problems of one document, each written for the caller's dialect.
+#[derive(Debug)]
+pub struct Check {
+    dialect: Dialect,
+    path: Vec<Seg>,
+    problems: Vec<ConfigError>,
+}
+
+impl Check {
+    /// An empty check in `dialect`.
+    #[must_use]
+    pub const fn new(dialect: Dialect) -> Check {
+        Check {
+            dialect,
+            path: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+
+    /// The caller's dialect.
+    #[must_use]
+    pub const fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// No problem recorded yet.
+    #[must_use]
+    pub fn is_clean(&self) -> bool {
+        self.problems.is_empty()
+    }
+
+    /// Runs `f` with `seg` appended to the path.
+    pub fn within<R>(&mut self, seg: Seg, f: impl FnOnce(&mut Check) -> R) -> R {
+        self.path.push(seg);
+        let result = f(self);
+        self.path.pop();
+        result
+    }
+
+    /// The key of field `name` as the caller spells it (for messages).
+    #[must_use]
+    pub fn key(&self, name: &str, duration: bool) -> String {
+        self.dialect.key(name, duration)
+    }
+
+    /// A duration as the caller writes it (for messages).
+    #[must_use]
+    pub fn ms(&self, ms: u64) -> String {
+        self.dialect.duration_text(ms)
+    }
+
+    /// The current path, then `last`, in the caller's spelling.
+    #[must_use]
+    pub fn path_with(&self, last: Option<&Seg>) -> String {
+        let mut out = String::new();
+        for seg in self.path.iter().chain(last) {
+            match seg {
+                Seg::Index(i) => out.push_str(&format!("[{i}]")),
+                Seg::Field { name, duration } => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(&self.dialect.key(name, *duration));
+                }
+                Seg::Key(key) => {
+                    if !out.is_empty() {
+                        out.push('.');
+                    }
+                    out.push_str(key);
+                }
+            }
+        }
+        out
+    }
+
+    /// Records a problem at the current path.
+    pub fn fail(&mut self, code: ConfigErrorCode, message: impl Into<String>) {
+        let field = self.path_with(None);
+        self.problems.push(ConfigError::new(code, field, message));
+    }
+
+    /// Records a problem at field `seg` of the current object.
+    pub fn fail_at(&mut self, seg: Seg, code: ConfigErrorCode, message: impl Into<String>) {
+        let field = self.path_with(Some(&seg));
+        self.problems.push(ConfigError::new(code, field, message));
+    }
+
+    /// Records `out_of_range` at `seg` unless `ok`.
+    pub fn range(&mut self, ok: bool, seg: Seg, message: impl FnOnce(&Check) -> String) {
+        if !ok {
+            let text = message(self);
+            self.fail_at(seg, ConfigErrorCode::OutOfRange, text);
+        }
+    }
+
+    /// Every problem as one error (the first's code and field), or `Ok`.
+    ///
+    /// # Errors
+    /// The problems found.
+    pub fn finish(self) -> Result<(), ConfigError> {
+        ConfigError::collect(self.problems).map_or(Ok(()), Err)
+    }
+}

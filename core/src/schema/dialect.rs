@@ -1,0 +1,108 @@
+//! How a caller spells keys and writes durations.
+
+/// The spelling of object keys.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KeyCase {
+    /// `max_attempts`, `base_ms`.
+    Snake,
+    /// `maxAttempts`, `baseMs`.
+    Camel,
+}
+
+/// How durations are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeUnit {
+    /// Integer milliseconds, under a key ending in `_ms` / `Ms`.
+    Millis,
+    /// Float seconds, under the key without a unit (`base=0.25`).
+    Seconds,
+}
+
+/// A caller's dialect of the schema.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dialect {
+    pub case: KeyCase,
+    pub time: TimeUnit,
+    /// Also accept keys in the core's own spelling (JavaScript takes
+    /// snake_case configs too, so a config written for Rust or for the JSON
+    /// vectors works unchanged). Errors name known fields in the dialect's
+    /// spelling, unknown keys as written.
+    pub accepts_core_keys: bool,
+}
+
+impl Dialect {
+    /// Rust and JSON documents: snake_case keys, integer milliseconds.
+    pub const RUST: Dialect = Dialect {
+        case: KeyCase::Snake,
+        time: TimeUnit::Millis,
+        accepts_core_keys: false,
+    };
+    /// JavaScript: camelCase keys (snake_case accepted), integer milliseconds.
+    pub const JS: Dialect = Dialect {
+        case: KeyCase::Camel,
+        time: TimeUnit::Millis,
+        accepts_core_keys: true,
+    };
+    /// Python: snake_case keys, float seconds.
+    pub const PYTHON: Dialect = Dialect {
+        case: KeyCase::Snake,
+        time: TimeUnit::Seconds,
+        accepts_core_keys: false,
+    };
+
+    /// The key of a field named `name` (snake_case); for a duration, `name`
+    /// is its stem (`base`) and the unit's suffix is added where the dialect
+    /// writes one.
+    #[must_use]
+    pub fn key(&self, name: &str, duration: bool) -> String {
+        let core = core_key(name, duration);
+        match self.case {
+            KeyCase::Snake if duration && self.time == TimeUnit::Seconds => name.to_owned(),
+            KeyCase::Snake => core,
+            KeyCase::Camel => camel(&core),
+        }
+    }
+
+    /// A duration as this dialect writes it, for messages: `1500 ms` or `1.5 s`.
+    #[must_use]
+    pub fn duration_text(&self, ms: u64) -> String {
+        match self.time {
+            TimeUnit::Millis => format!("{ms} ms"),
+            TimeUnit::Seconds => {
+                let (whole, frac) = (ms / 1000, ms % 1000);
+                if frac == 0 {
+                    format!("{whole} s")
+                } else {
+                    let digits = format!("{frac:03}");
+                    format!("{whole}.{} s", digits.trim_end_matches('0'))
+                }
+            }
+        }
+    }
+}
+
+/// The core's key: snake_case, `_ms` for durations.
+pub(crate) fn core_key(name: &str, duration: bool) -> String {
+    if duration {
+        format!("{name}_ms")
+    } else {
+        name.to_owned()
+    }
+}
+
+/// `max_attempts` -> `maxAttempts`.
+fn camel(snake: &str) -> String {
+    let mut out = String::with_capacity(snake.len());
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.push(c.to_ascii_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}

@@ -1,0 +1,450 @@
+//! Reading one object of a document against a section's fields.
+
+use crate::error::ConfigErrorCode;
+
+use super::check::{Check, Seg};
+use super::dialect::{core_key, TimeUnit};
+use super::value::Value;
+use super::Section;
+
+/// Reads `value` as the section `T` at the check's current path.
+pub(crate) fn section<T: Section>(check: &mut Check, value: &Value) -> T {
+    let entries: &[(String, Value)] = match value {
+        Value::Map(entries) => entries,
+        other => {
+            check.fail(
+                ConfigErrorCode::WrongType,
+                format!("expected an object, got {}", other.kind()),
+            );
+            &[]
+        }
+    };
+    let mut fields = Fields {
+        check,
+        entries,
+        used: vec![false; entries.len()],
+        known: Vec::new(),
+    };
+    let item = T::read(&mut fields);
+    fields.finish();
+    item
+}
+
+/// The fields of one object being read. Each accessor takes its field's
+/// value (or the default when absent), records a shape problem if the
+/// value has the wrong type, and remembers the field's name, so keys the
+/// section never asked for are reported as unknown with a suggestion.
+#[derive(Debug)]
+pub struct Fields<'v, 'c> {
+    check: &'c mut Check,
+    entries: &'v [(String, Value)],
+    used: Vec<bool>,
+    /// The accepted keys, in the caller's spelling, for suggestions.
+    known: Vec<String>,
+}
+
+/// The largest integer a field may hold, by its type.
+const U32_MAX: i128 = u32::MAX as i128;
+const U64_MAX: i128 = u64::MAX as i128;
+
+impl<'v> Fields<'v, '_> {
+    /// The problems so far (for a section's own shape problems).
+    pub fn check(&mut self) -> &mut Check {
+        self.check
+    }
+
+    /// Takes field `name`'s value, by the caller's spelling (or the core's,
+    /// where the dialect accepts it); `null` is a value here.
+    fn take(&mut self, name: &'static str, duration: bool) -> Option<(Seg, &'v Value)> {
+        let dialect = self.check.dialect();
+        let key = dialect.key(name, duration);
+        let core = core_key(name, duration);
+        let mut found = None;
+        for (i, (k, v)) in self.entries.iter().enumerate() {
+            let matches = *k == key || (dialect.accepts_core_keys && *k == core);
+            if matches {
+                if let Some(used) = self.used.get_mut(i) {
+                    *used = true;
+                }
+                if found.is_some() {
+                    self.check.fail_at(
+                        Seg::Key(k.clone()),
+                        ConfigErrorCode::InvalidJson,
+                        format!("`{key}` is given twice"),
+                    );
+                }
+                // Named in the dialect's own spelling even when the core's
+                // was accepted: one name per field in every message.
+                found = Some((Seg::Field { name, duration }, v));
+            }
+        }
+        self.known.push(key);
+        found
+    }
+
+    /// Whether field `name` is present (not absent, not `null`).
+    pub fn has(&self, name: &'static str, duration: bool) -> bool {
+        let dialect = self.check.dialect();
+        let key = dialect.key(name, duration);
+        let core = core_key(name, duration);
+        self.entries.iter().any(|(k, v)| {
+            (*k == key || (dialect.accepts_core_keys && *k == core)) && *v != Value::Null
+        })
+    }
+
+    /// Records `required` unless field `name` is present; returns whether
+    /// it is.
+    pub fn require(&mut self, name: &'static str, duration: bool, why: &str) -> bool {
+        let present = self.has(name, duration);
+        if !present {
+            let key = self.check.key(name, duration);
+            self.check.fail_at(
+                Seg::Field { name, duration },
+                ConfigErrorCode::Required,
+                format!("`{key}` is required {why}"),
+            );
+        }
+        present
+    }
+
+    fn wrong_type(&mut self, seg: Seg, expected: &str, got: &Value) {
+        self.check.fail_at(
+            seg,
+            ConfigErrorCode::WrongType,
+            format!("expected {expected}, got {}", got.kind()),
+        );
+    }
+
+    /// An integer in `0..=max`.
+    fn integer(&mut self, seg: Seg, value: &Value, max: i128) -> Option<i128> {
+        let n = match value {
+            Value::Int(n) => *n,
+            Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => {
+                // Whole and within i128: the cast is exact.
+                #[allow(clippy::cast_possible_truncation)]
+                let n = *f as i128;
+                n
+            }
+            Value::Float(f) if f.is_finite() => {
+                self.check.fail_at(
+                    seg,
+                    ConfigErrorCode::WrongType,
+                    format!("expected a whole number, got {f}"),
+                );
+                return None;
+            }
+            other => {
+                self.wrong_type(seg, "a whole number", other);
+                return None;
+            }
+        };
+        if !(0..=max).contains(&n) {
+            self.check.fail_at(
+                seg,
+                ConfigErrorCode::OutOfRange,
+                format!("must be between 0 and {max}, got {n}"),
+            );
+            return None;
+        }
+        Some(n)
+    }
+
+    /// An unsigned 32-bit field.
+    pub fn u32(&mut self, name: &'static str, default: u32) -> u32 {
+        match self.take(name, false) {
+            None => default,
+            Some((seg, v)) => self
+                .integer(seg, v, U32_MAX)
+                .and_then(|n| u32::try_from(n).ok())
+                .unwrap_or(default),
+        }
+    }
+
+    /// An unsigned 32-bit field that may be absent (or `null`).
+    pub fn opt_u32(&mut self, name: &'static str) -> Option<u32> {
+        match self.take(name, false) {
+            None | Some((_, Value::Null)) => None,
+            Some((seg, v)) => self
+                .integer(seg, v, U32_MAX)
+                .and_then(|n| u32::try_from(n).ok()),
+        }
+    }
+
+    /// An unsigned 64-bit field; `null` or absent is `default`.
+    pub fn opt_u64(&mut self, name: &'static str, default: Option<u64>) -> Option<u64> {
+        match self.take(name, false) {
+            None | Some((_, Value::Null)) => default,
+            Some((seg, v)) => self
+                .integer(seg, v, U64_MAX)
+                .and_then(|n| u64::try_from(n).ok())
+                .or(default),
+        }
+    }
+
+    /// A number.
+    pub fn float(&mut self, name: &'static str, default: f64) -> f64 {
+        match self.take(name, false) {
+            None => default,
+            Some((_, Value::Float(f))) => *f,
+            // Integers in configs are small: the conversion is exact.
+            #[allow(clippy::cast_precision_loss)]
+            Some((_, Value::Int(n))) => *n as f64,
+            Some((seg, other)) => {
+                self.wrong_type(seg, "a number", other);
+                default
+            }
+        }
+    }
+
+    /// `true` or `false`.
+    pub fn bool(&mut self, name: &'static str, default: bool) -> bool {
+        match self.take(name, false) {
+            None => default,
+            Some((_, Value::Bool(b))) => *b,
+            Some((seg, other)) => {
+                self.wrong_type(seg, "true or false", other);
+                default
+            }
+        }
+    }
+
+    /// A duration, by its stem: integer ms or float seconds, by dialect.
+    pub fn duration(&mut self, stem: &'static str, default: u64) -> u64 {
+        match self.take(stem, true) {
+            None => default,
+            Some((seg, v)) => self.duration_value(seg, v).unwrap_or(default),
+        }
+    }
+
+    /// A duration that `null` turns off.
+    pub fn opt_duration(&mut self, stem: &'static str, default: Option<u64>) -> Option<u64> {
+        match self.take(stem, true) {
+            None => default,
+            Some((_, Value::Null)) => None,
+            Some((seg, v)) => self.duration_value(seg, v).or(default),
+        }
+    }
+
+    fn duration_value(&mut self, seg: Seg, value: &Value) -> Option<u64> {
+        match self.check.dialect().time {
+            TimeUnit::Millis => self
+                .integer(seg, value, U64_MAX)
+                .and_then(|n| u64::try_from(n).ok()),
+            TimeUnit::Seconds => {
+                let seconds = match value {
+                    #[allow(clippy::cast_precision_loss)]
+                    Value::Int(n) => *n as f64,
+                    Value::Float(f) if f.is_finite() => *f,
+                    other => {
+                        self.wrong_type(seg, "a number of seconds", other);
+                        return None;
+                    }
+                };
+                let ms = (seconds * 1000.0).round();
+                if seconds < 0.0 || ms > 9.0e15 {
+                    self.check.fail_at(
+                        seg,
+                        ConfigErrorCode::OutOfRange,
+                        format!("must be a number of seconds from 0, got {seconds}"),
+                    );
+                    return None;
+                }
+                if seconds > 0.0 && ms < 1.0 {
+                    self.check.fail_at(
+                        seg,
+                        ConfigErrorCode::OutOfRange,
+                        format!("must be 0 or at least 0.001 (1 ms), got {seconds}"),
+                    );
+                    return None;
+                }
+                // Whole, non-negative and below 2^53: the cast is exact.
+                #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+                Some(ms as u64)
+            }
+        }
+    }
+
+    /// One of a list of codes (data: the same snake_case in every dialect).
+    pub fn code<T: Copy>(
+        &mut self,
+        name: &'static str,
+        default: T,
+        all: &[T],
+        code: impl Fn(&T) -> &'static str,
+    ) -> T {
+        match self.take(name, false) {
+            None => default,
+            Some((seg, value)) => {
+                code_value(self.check, Some(seg), value, all, code).unwrap_or(default)
+            }
+        }
+    }
+
+    /// A nested section; absent is `default`.
+    pub fn section<T: Section>(&mut self, name: &'static str, default: T) -> T {
+        match self.take(name, false) {
+            None => default,
+            Some((seg, value)) => self.check.within(seg, |c| section(c, value)),
+        }
+    }
+
+    /// A nested section that `null` turns off; absent is `default`.
+    pub fn opt_section<T: Section>(&mut self, name: &'static str, default: Option<T>) -> Option<T> {
+        match self.take(name, false) {
+            None => default,
+            Some((_, Value::Null)) => None,
+            Some((seg, value)) => Some(self.check.within(seg, |c| section(c, value))),
+        }
+    }
+
+    /// A table keyed by data (`status`: `{"404": "transient"}`): each entry
+    /// goes to `each` with its path; absent or empty is no entries.
+    pub fn table(&mut self, name: &'static str, mut each: impl FnMut(&mut Check, &str, &Value)) {
+        match self.take(name, false) {
+            None => {}
+            Some((seg, Value::Map(entries))) => self.check.within(seg, |c| {
+                for (key, value) in entries {
+                    c.within(Seg::Key(key.clone()), |c| each(c, key, value));
+                }
+            }),
+            Some((seg, other)) => self.wrong_type(seg, "an object", other),
+        }
+    }
+
+    /// A list: each item goes to `each` with its path; absent is `None`.
+    pub fn list(
+        &mut self,
+        name: &'static str,
+        mut each: impl FnMut(&mut Check, &Value),
+    ) -> Option<()> {
+        match self.take(name, false) {
+            None => None,
+            Some((seg, Value::List(items))) => {
+                self.check.within(seg, |c| {
+                    for (i, item) in items.iter().enumerate() {
+                        c.within(Seg::Index(i), |c| each(c, item));
+                    }
+                });
+                Some(())
+            }
+            Some((seg, other)) => {
+                self.wrong_type(seg, "a list", other);
+                None
+            }
+        }
+    }
+
+    /// Reports every key no accessor asked for.
+    fn finish(self) {
+        let dialect = self.check.dialect();
+        for (i, (key, _)) in self.entries.iter().enumerate() {
+            if self.used.get(i).copied().unwrap_or(true) {
+                continue;
+            }
+            let mut message = format!("unknown field `{key}`");
+            let stem = key.strip_suffix("_ms").or_else(|| key.strip_suffix("Ms"));
+            let as_seconds = stem.filter(|stem| {
+                dialect.time == TimeUnit::Seconds && self.known.iter().any(|k| k == stem)
+            });
+            if let Some(stem) = as_seconds {
+                message = format!(
+                    "unknown field `{key}`: durations are float seconds here, write `{stem}`"
+                );
+            } else if let Some(close) = closest(key, &self.known) {
+                message.push_str(&format!("; did you mean `{close}`?"));
+            }
+            if !self.known.is_empty() && as_seconds.is_none() {
+                let names: Vec<String> = self.known.iter().map(|k| format!("`{k}`")).collect();
+                message.push_str(&format!(" (expected one of {})", names.join(", ")));
+            }
+            self.check.fail_at(
+                Seg::Key(key.clone()),
+                ConfigErrorCode::UnknownField,
+                message,
+            );
+        }
+    }
+}
+
+/// `value` as one of `all`'s codes, or an `invalid_value` problem at `seg`
+/// (`None`: at the current path).
+pub fn code_value<T: Copy>(
+    check: &mut Check,
+    seg: Option<Seg>,
+    value: &Value,
+    all: &[T],
+    code: impl Fn(&T) -> &'static str,
+) -> Option<T> {
+    if let Value::Text(text) = value {
+        if let Some(found) = all.iter().find(|item| code(item) == text) {
+            return Some(*found);
+        }
+    }
+    let names: Vec<String> = all
+        .iter()
+        .map(|item| format!("\"{}\"", code(item)))
+        .collect();
+    let got = match value {
+        Value::Text(text) => format!("\"{text}\""),
+        other => other.kind().to_owned(),
+    };
+    let message = format!("expected one of {}, got {got}", names.join(", "));
+    match seg {
+        Some(seg) => check.fail_at(seg, ConfigErrorCode::InvalidValue, message),
+        None => check.fail(ConfigErrorCode::InvalidValue, message),
+    }
+    None
+}
+
+/// The accepted key nearest to `key` (by edit distance, ignoring case and
+/// underscores), if near enough to be a typo.
+fn closest<'k>(key: &str, known: &'k [String]) -> Option<&'k str> {
+    let norm = |s: &str| -> Vec<char> {
+        s.chars()
+            .filter(|c| *c != '_')
+            .map(|c| c.to_ascii_lowercase())
+            .collect()
+    };
+    let target = norm(key);
+    known
+        .iter()
+        .map(|k| (distance(&target, &norm(k)), k))
+        .filter(|(d, k)| *d <= (k.len() / 3).max(1))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.as_str())
+}
+
+/// Edit distance counting a swap of two neighbours as one edit (optimal
+/// string alignment): `raed` is one edit from `read`.
+fn distance(a: &[char], b: &[char]) -> usize {
+    let width = b.len() + 1;
+    let mut d = vec![0_usize; (a.len() + 1) * width];
+    let at = |i: usize, j: usize| i * width + j;
+    for i in 0..=a.len() {
+        if let Some(cell) = d.get_mut(at(i, 0)) {
+            *cell = i;
+        }
+    }
+    for j in 0..=b.len() {
+        if let Some(cell) = d.get_mut(at(0, j)) {
+            *cell = j;
+        }
+    }
+    let get = |d: &[usize], i: usize, j: usize| d.get(at(i, j)).copied().unwrap_or(usize::MAX / 2);
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let (ca, cb) = (a.get(i - 1), b.get(j - 1));
+            let cost = usize::from(ca != cb);
+            let mut best = (get(&d, i - 1, j) + 1)
+                .min(get(&d, i, j - 1) + 1)
+                .min(get(&d, i - 1, j - 1) + cost);
+            if i > 1 && j > 1 && ca == b.get(j - 2) && a.get(i - 2) == cb {
+                best = best.min(get(&d, i - 2, j - 2) + 1);
+            }
+            if let Some(cell) = d.get_mut(at(i, j)) {
+                *cell = best;
+            }
+        }
+    }
+    get(&d, a.len(), b.len())
+}

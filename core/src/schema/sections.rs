@@ -1,0 +1,12 @@
+//! Each config section's fields, units and valid values, declared once.
+
+mod alerts;
+mod backoff;
+mod breaker;
+mod budget;
+mod classify;
+mod config;
+mod server;
+
+pub use backoff::SeededSpec;
+pub use config::Overrides;

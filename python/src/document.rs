@@ -1,0 +1,58 @@
+//! Python values to the core's schema documents and back.
+//!
+//! The walk itself is [`crate::convert::from_py`] (bounded in depth, cycles
+//! refused, ints beyond 64 bits refused); keys and units are the schema's
+//! business (`stoic_core::schema`, Python dialect: snake_case keys, float
+//! seconds), so nothing here knows a field's name.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
+use stoic_core::schema::{decode, Dialect, Section, Value};
+
+use crate::convert::{from_py, Numbers};
+use crate::errors::{config_error, value_config_error};
+
+/// Keyword arguments (or any mapping) as a document; none is `{}`.
+pub(crate) fn doc_of(py: Python<'_>, given: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
+    match given {
+        None => Ok(Value::Map(Vec::new())),
+        Some(obj) => {
+            let json = from_py(obj, "", Numbers::Plain).map_err(|e| value_config_error(py, e))?;
+            Ok(Value::from(&json))
+        }
+    }
+}
+
+/// Keyword arguments read and checked as the section `T`.
+pub(crate) fn section_of<T: Section>(
+    py: Python<'_>,
+    config: Option<&Bound<'_, PyDict>>,
+) -> PyResult<T> {
+    let doc = doc_of(py, config.map(Bound::as_any))?;
+    decode(&doc, Dialect::PYTHON).map_err(|e| config_error(py, &e))
+}
+
+/// A document as Python objects (dicts, lists, ints, floats, str, None).
+pub(crate) fn py_of<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match value {
+        Value::Null => py.None().into_bound(py),
+        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
+        Value::Int(n) => n.into_pyobject(py)?.into_any(),
+        Value::Float(f) => PyFloat::new(py, *f).into_any(),
+        Value::Text(s) => PyString::new(py, s).into_any(),
+        Value::List(items) => {
+            let list = PyList::empty(py);
+            for item in items {
+                list.append(py_of(py, item)?)?;
+            }
+            list.into_any()
+        }
+        Value::Map(entries) => {
+            let dict = PyDict::new(py);
+            for (key, item) in entries {
+                dict.set_item(key, py_of(py, item)?)?;
+            }
+            dict.into_any()
+        }
+    })
+}

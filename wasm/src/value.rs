@@ -1,0 +1,181 @@
+//! JavaScript values to the core's schema documents and back.
+//!
+//! The walk is bounded before it recurses (depth, cycles), takes only plain
+//! data (objects, arrays, strings, numbers, booleans, null, 64-bit BigInts)
+//! and keeps keys exactly as written: spelling is the schema's business
+//! (`stoic_core::schema`), not the binding's.
+
+use js_sys::{Array, BigInt, Object, Reflect};
+use stoic_core::schema::Value;
+use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::errors::{config_error, input_error};
+
+/// Nesting deeper than any config: a bound that keeps the stack safe.
+pub(crate) const MAX_DEPTH: usize = 64;
+
+/// The largest integer a JavaScript number holds exactly.
+const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+
+/// `value` as a document. `undefined` members are absent, as in JSON.
+///
+/// # Errors
+/// `InputError` `too_deep` / `cyclic`; `ConfigError` `wrong_type` (a
+/// function, a symbol, a `Map`, ...) or `out_of_range` (a BigInt beyond 64
+/// bits), naming the path as the caller wrote it.
+pub(crate) fn value_of(value: &JsValue) -> Result<Value, JsValue> {
+    let mut walk = Walk {
+        path: Vec::new(),
+        ancestors: Vec::new(),
+    };
+    walk.value(value)
+}
+
+struct Walk {
+    path: Vec<String>,
+    ancestors: Vec<JsValue>,
+}
+
+impl Walk {
+    fn refuse(&self, code: ConfigErrorCode, message: &str) -> JsValue {
+        config_error(&ConfigError::new(code, self.path.join("."), message))
+    }
+
+    fn value(&mut self, value: &JsValue) -> Result<Value, JsValue> {
+        if value.is_null() || value.is_undefined() {
+            return Ok(Value::Null);
+        }
+        if let Some(b) = value.as_bool() {
+            return Ok(Value::Bool(b));
+        }
+        if let Some(n) = value.as_f64() {
+            return Ok(number(n));
+        }
+        if let Some(s) = value.as_string() {
+            return Ok(Value::Text(s));
+        }
+        if value.is_bigint() {
+            return match (u64::try_from(value.clone()), i64::try_from(value.clone())) {
+                (Ok(n), _) => Ok(Value::Int(i128::from(n))),
+                (_, Ok(n)) => Ok(Value::Int(i128::from(n))),
+                _ => Err(self.refuse(ConfigErrorCode::OutOfRange, "a BigInt beyond 64 bits")),
+            };
+        }
+        if !value.is_object() || value.is_function() {
+            let kind = if value.is_function() {
+                "a function"
+            } else {
+                "a symbol"
+            };
+            return Err(self.refuse(
+                ConfigErrorCode::WrongType,
+                &format!("expected plain data, got {kind}"),
+            ));
+        }
+        if self.ancestors.len() >= MAX_DEPTH {
+            return Err(input_error(&InputError::new(
+                InputErrorCode::TooDeep,
+                format!(
+                    "the value at `{}` is nested deeper than {MAX_DEPTH} levels",
+                    self.path.join(".")
+                ),
+            )));
+        }
+        if self.ancestors.iter().any(|a| Object::is(a, value)) {
+            return Err(input_error(&InputError::new(
+                InputErrorCode::Cyclic,
+                format!(
+                    "the value at `{}` contains itself; it has no JSON form",
+                    self.path.join(".")
+                ),
+            )));
+        }
+        self.ancestors.push(value.clone());
+        let result = if Array::is_array(value) {
+            self.list(value.unchecked_ref())
+        } else if is_plain(value) {
+            self.object(value.unchecked_ref())
+        } else {
+            Err(self.refuse(
+                ConfigErrorCode::WrongType,
+                "expected plain data (an object literal), got an instance of a class",
+            ))
+        };
+        self.ancestors.pop();
+        result
+    }
+
+    fn list(&mut self, array: &Array) -> Result<Value, JsValue> {
+        let mut items = Vec::with_capacity(array.length() as usize);
+        for (i, item) in array.iter().enumerate() {
+            self.path.push(i.to_string());
+            let item = self.value(&item);
+            self.path.pop();
+            items.push(item?);
+        }
+        Ok(Value::List(items))
+    }
+
+    fn object(&mut self, object: &Object) -> Result<Value, JsValue> {
+        let mut entries = Vec::new();
+        for key in Object::keys(object).iter() {
+            let Some(name) = key.as_string() else {
+                continue;
+            };
+            let member = Reflect::get(object, &key)?;
+            if member.is_undefined() {
+                continue;
+            }
+            self.path.push(name.clone());
+            let item = self.value(&member);
+            self.path.pop();
+            entries.push((name, item?));
+        }
+        Ok(Value::Map(entries))
+    }
+}
+
+/// A number: whole ones a double holds exactly are integers.
+fn number(n: f64) -> Value {
+    if n.fract() == 0.0 && n.abs() <= MAX_SAFE {
+        // Whole and within 2^53: the conversion is exact.
+        #[allow(clippy::cast_possible_truncation)]
+        Value::Int(n as i128)
+    } else {
+        Value::Float(n)
+    }
+}
+
+/// An object literal (or `Object.create(null)`), not a `Map`, a `Date` or a
+/// class instance whose fields are not its data.
+fn is_plain(value: &JsValue) -> bool {
+    let proto = Object::get_prototype_of(value);
+    proto.is_null() || Object::is(&proto, &Object::get_prototype_of(&Object::new()))
+}
+
+/// A document as a JavaScript value: integers beyond 2^53 become BigInts.
+pub(crate) fn js_of(value: &Value) -> JsValue {
+    match value {
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(*b),
+        // Exact below 2^53; larger integers go out as BigInts.
+        #[allow(clippy::cast_precision_loss)]
+        Value::Int(n) if (n.unsigned_abs() as f64) <= MAX_SAFE => JsValue::from_f64(*n as f64),
+        Value::Int(n) => match (u64::try_from(*n), i64::try_from(*n)) {
+            (Ok(u), _) => BigInt::from(u).into(),
+            (_, Ok(i)) => BigInt::from(i).into(),
+            _ => JsValue::NULL,
+        },
+        Value::Float(f) => JsValue::from_f64(*f),
+        Value::Text(s) => JsValue::from_str(s),
+        Value::List(items) => items.iter().map(js_of).collect::<Array>().into(),
+        Value::Map(entries) => {
+            let object = Object::new();
+            for (key, item) in entries {
+                let _defined = Reflect::set(&object, &JsValue::from_str(key), &js_of(item));
+            }
+            object.into()
+        }
+    }
+}
