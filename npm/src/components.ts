@@ -4,6 +4,7 @@
  * whole policy. Times are the host's monotonic milliseconds.
  */
 import { requireLoaded } from './loaded.js';
+import { Owned } from './owned.js';
 import * as core from './core.js';
 import { jsonText, optionalText, text } from './guard.js';
 import type {
@@ -32,13 +33,11 @@ export type Admit =
   | { admitted: true; permit: Permit }
   | { admitted: false; reason: 'circuit_open' | 'half_open_full'; retryAt: number | null };
 
-export class CircuitBreaker {
-  readonly #inner: core.CoreBreaker;
+export class CircuitBreaker extends Owned<core.CoreBreaker> {
 
   constructor(config: BreakerConfig = {}, snapshot?: string) {
     requireLoaded();
-    this.#inner =
-      snapshot === undefined ? new core.CoreBreaker(config) : core.CoreBreaker.fromSnapshot(jsonText(snapshot, 'snapshot'));
+    super(snapshot === undefined ? new core.CoreBreaker(config) : core.CoreBreaker.fromSnapshot(jsonText(snapshot, 'snapshot')));
   }
 
   /** A breaker restored from `snapshot()` text. */
@@ -47,46 +46,46 @@ export class CircuitBreaker {
   }
 
   snapshot(): string {
-    return this.#inner.snapshot();
+    return this.inner.snapshot();
   }
 
   tryAcquire(now: number): Admit {
-    return this.#inner.tryAcquire(now) as Admit;
+    return this.inner.tryAcquire(now) as Admit;
   }
 
   /** Returns whether the outcome counted (a permit from an older state does not). */
   onSuccess(now: number, permit: Permit, durationMs = 0): boolean {
-    return this.#inner.onSuccess(now, permit, durationMs);
+    return this.inner.onSuccess(now, permit, durationMs);
   }
 
   onFailure(now: number, permit: Permit, durationMs = 0): boolean {
-    return this.#inner.onFailure(now, permit, durationMs);
+    return this.inner.onFailure(now, permit, durationMs);
   }
 
   /** Returns a permit without an outcome. */
   release(permit: Permit): boolean {
-    return this.#inner.release(permit);
+    return this.inner.release(permit);
   }
 
   stateAt(now: number): BreakerStateCode {
-    return this.#inner.stateAt(now) as BreakerStateCode;
+    return this.inner.stateAt(now) as BreakerStateCode;
   }
 
   state(): BreakerState {
-    return this.#inner.state() as BreakerState;
+    return this.inner.state() as BreakerState;
   }
 
   windowCounts(now: number): { calls: number; failures: number; slow: number } | null {
-    return this.#inner.windowCounts(now) as { calls: number; failures: number; slow: number } | null;
+    return this.inner.windowCounts(now) as { calls: number; failures: number; slow: number } | null;
   }
 
   nextTimeout(): number | null {
-    const at = this.#inner.nextTimeout();
+    const at = this.inner.nextTimeout();
     return at < 0 ? null : at;
   }
 
   pollTransition(): BreakerTransition | undefined {
-    return this.#inner.pollTransition() as BreakerTransition | undefined;
+    return this.inner.pollTransition() as BreakerTransition | undefined;
   }
 }
 
@@ -101,40 +100,39 @@ export interface BudgetEvent {
   at: number;
 }
 
-export class RetryBudget {
-  readonly #inner: core.CoreBudget;
+export class RetryBudget extends Owned<core.CoreBudget> {
 
   constructor(config: RetryBudgetConfig = {}) {
     requireLoaded();
-    this.#inner = new core.CoreBudget(config);
+    super(new core.CoreBudget(config));
   }
 
   reconfigure(config: RetryBudgetConfig): void {
-    this.#inner.reconfigure(config);
+    this.inner.reconfigure(config);
   }
 
   onFirstAttempt(now: number): void {
-    this.#inner.onFirstAttempt(now);
+    this.inner.onFirstAttempt(now);
   }
 
   tryRetry(now: number, cost: RetryCost = 'normal'): BudgetAnswer {
-    return this.#inner.tryRetry(now, cost) as BudgetAnswer;
+    return this.inner.tryRetry(now, cost) as BudgetAnswer;
   }
 
   onAttemptSuccess(now: number, ticket: RetryTicket | null = null): void {
-    this.#inner.onAttemptSuccess(now, ticket);
+    this.inner.onAttemptSuccess(now, ticket);
   }
 
   onAttemptFailure(now: number): void {
-    this.#inner.onAttemptFailure(now);
+    this.inner.onAttemptFailure(now);
   }
 
   status(now: number): BudgetStatus {
-    return this.#inner.status(now) as BudgetStatus;
+    return this.inner.status(now) as BudgetStatus;
   }
 
   pollEvent(): BudgetEvent | undefined {
-    return this.#inner.pollEvent() as BudgetEvent | undefined;
+    return this.inner.pollEvent() as BudgetEvent | undefined;
   }
 }
 
@@ -148,41 +146,40 @@ export interface AlertEvent {
   at: number;
 }
 
-export class Metrics {
-  readonly #inner: core.CoreMetrics;
+export class Metrics extends Owned<core.CoreMetrics> {
 
   constructor(alerts: AlertConfig = {}) {
     requireLoaded();
-    this.#inner = new core.CoreMetrics(alerts);
+    super(new core.CoreMetrics(alerts));
   }
 
   onAttempt(now: number, isRetry: boolean): void {
-    this.#inner.onAttempt(now, isRetry);
+    this.inner.onAttempt(now, isRetry);
   }
 
   onRetryScheduled(now: number): void {
-    this.#inner.onRetryScheduled(now);
+    this.inner.onRetryScheduled(now);
   }
 
   onCallFinished(now: number, summary: { retries: number; outcome: 'success' | 'exhausted' | 'gave_up'; durationMs: number }): void {
-    this.#inner.onCallFinished(now, summary.retries, summary.outcome, summary.durationMs);
+    this.inner.onCallFinished(now, summary.retries, summary.outcome, summary.durationMs);
   }
 
   /** Sets the breaker gauge; false for an unknown state code. */
   setBreakerState(state: string): boolean {
-    return this.#inner.setBreakerState(state);
+    return this.inner.setBreakerState(state);
   }
 
   evaluate(now: number): void {
-    this.#inner.evaluate(now);
+    this.inner.evaluate(now);
   }
 
   pollEvent(): AlertEvent | undefined {
-    return this.#inner.pollEvent() as AlertEvent | undefined;
+    return this.inner.pollEvent() as AlertEvent | undefined;
   }
 
   snapshot(): MetricsSnapshot {
-    return this.#inner.snapshot() as MetricsSnapshot;
+    return this.inner.snapshot() as MetricsSnapshot;
   }
 }
 
@@ -261,16 +258,15 @@ export interface ServerIdempotencyConfig {
  * entry first), replay the stored response, or refuse (400 missing, 409 in
  * use, 422 reused with another payload). Times are Unix milliseconds.
  */
-export class ServerIdempotency {
-  readonly #inner: core.CoreServerIdempotency;
+export class ServerIdempotency extends Owned<core.CoreServerIdempotency> {
 
   constructor(config: ServerIdempotencyConfig = {}) {
     requireLoaded();
-    this.#inner = new core.CoreServerIdempotency(config);
+    super(new core.CoreServerIdempotency(config));
   }
 
   decide(nowUnixMs: number, key: string | null, fingerprint: string, stored: StoredEntry | null): ServerDecision {
-    return this.#inner.decide(
+    return this.inner.decide(
       nowUnixMs,
       optionalText(key, 'key'),
       text(fingerprint, 'fingerprint'),

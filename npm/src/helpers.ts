@@ -1,5 +1,6 @@
 /** The core's pure helpers: canonical JSON, idempotency keys, Retry-After, backoff. */
 import { requireLoaded } from './loaded.js';
+import { Owned } from './owned.js';
 import * as core from './core.js';
 import { text as textParam } from './guard.js';
 import { packHeaders } from './headers.js';
@@ -147,15 +148,13 @@ export interface BackoffOptions {
  * A seeded backoff schedule: `delayMs(retry)` with retry 1 for the first
  * retry. Stateful for decorrelated jitter (each delay depends on the last).
  */
-export class Backoff {
-  readonly #inner: core.CoreBackoff;
-
+export class Backoff extends Owned<core.CoreBackoff> {
   constructor(options: BackoffOptions = {}) {
     requireLoaded();
-    this.#inner = new core.CoreBackoff(options);
+    super(new core.CoreBackoff(options));
   }
 
   delayMs(retry: number): number {
-    return this.#inner.delayMs(retry);
+    return this.inner.delayMs(retry);
   }
 }

@@ -9,6 +9,7 @@ import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
 import { httpStatus, jsonText, optionalText, text as text_ } from './guard.js';
 import { packHeaders } from './headers.js';
+import { disposable } from './owned.js';
 import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
 import type {
@@ -102,6 +103,9 @@ export class Policy {
     this.#freed = true;
     if (this.#open === 0) this.core.free();
   }
+
+  /** The same as `free()`, for `using`. */
+  declare [Symbol.dispose]: () => void;
 
   #freed = false;
   /** Calls started and not yet ended: `free()` waits for them. */
@@ -280,6 +284,9 @@ export class Call {
     this.close();
   }
 
+  /** The same as `close()`, for `using`. */
+  declare [Symbol.dispose]: () => void;
+
   /** Frees the call. Closing twice is harmless. */
   close(): void {
     if (this.#handle < 0) return;
@@ -367,8 +374,8 @@ export interface CallOverrides {
 
 // `using` support where the runtime has `Symbol.dispose` (Node >= 20,
 // current browsers); the method is `free()` / `close()` either way.
+disposable(Policy);
 const dispose = (Symbol as { dispose?: symbol }).dispose;
 if (dispose !== undefined) {
-  Object.defineProperty(Policy.prototype, dispose, { value: Policy.prototype.free, configurable: true });
   Object.defineProperty(Call.prototype, dispose, { value: Call.prototype.close, configurable: true });
 }

@@ -4,7 +4,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  Backoff,
   CircuitBreaker,
+  Metrics,
+  RetryBudget,
   createFetch,
   canonicalJson,
   canonicalizeJsonText,
@@ -128,6 +131,29 @@ test('the low-level Call refuses steps out of order with InputError misuse, neve
   assert.equal(call.onOutcome({ kind: 'success' }).kind, 'done', 'a finished call repeats how it ended');
   assert.equal(call.beforeAttempt().kind, 'reject');
   call.close();
+});
+
+test('the standalone components free their wasm memory on free() or at the end of a using block', () => {
+  const made = [
+    new CircuitBreaker(),
+    new RetryBudget(),
+    new Metrics(),
+    new ServerIdempotency(),
+    new Backoff({ seed: 1 }),
+  ];
+  for (const part of made) {
+    assert.equal(part[Symbol.dispose], part.free, part.constructor.name);
+    part.free();
+    part.free();
+  }
+  assert.throws(() => made[0].tryAcquire(0), { name: 'InputError', code: 'misuse' });
+  assert.throws(() => made[4].delayMs(1), { name: 'InputError', code: 'misuse' });
+  const policy = new Policy({ seed: 1 });
+  const call = policy.start();
+  assert.equal(call[Symbol.dispose], call.close);
+  call[Symbol.dispose]();
+  policy[Symbol.dispose]();
+  assert.throws(() => policy.start(), { code: 'misuse' });
 });
 
 test('free() releases a policy at once; using it afterwards throws, freeing twice does not', () => {

@@ -593,19 +593,15 @@ impl CorePolicy {
 
 /// Reads a data value the core handed out (a permit, a ticket, a stored
 /// entry, a metrics snapshot; camelCase or snake_case keys) as a core type.
+/// Plain serde_json, no field paths: the value is machine-made, and path
+/// tracking would compile every data type's parse twice.
 pub(crate) fn read_part<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
     let text = json_of(value)?;
-    let json: serde_json::Value = serde_json::from_str(&text).map_err(|e| {
-        data_error(
-            &stoic_core::ConfigError::new(
-                stoic_core::ConfigErrorCode::InvalidJson,
-                "",
-                e.to_string(),
-            ),
-            value,
-        )
-    })?;
-    stoic_core::config::deserialize_part(&json).map_err(|e| data_error(&e, value))
+    serde_json::from_str(&text).map_err(|e| {
+        let problem =
+            stoic_core::ConfigError::new(stoic_core::ConfigErrorCode::WrongType, "", e.to_string());
+        data_error(&problem, value)
+    })
 }
 
 /// Reads and checks a config section (a standalone component's settings;

@@ -1,0 +1,42 @@
+/**
+ * The standalone components own a wasm object each. `free()` (also
+ * `[Symbol.dispose]`, so `using breaker = new CircuitBreaker()` works)
+ * releases its memory now rather than when the garbage collector gets to
+ * it; using the component afterwards throws an `InputError` with
+ * `code: 'misuse'` instead of reaching freed memory.
+ */
+export abstract class Owned<T extends { free(): void }> {
+  #inner: T | undefined;
+
+  protected constructor(inner: T) {
+    this.#inner = inner;
+  }
+
+  /** @internal The wasm object, while it lives. */
+  protected get inner(): T {
+    if (this.#inner === undefined) {
+      throw Object.assign(new Error('this object was freed'), { name: 'InputError', code: 'misuse' });
+    }
+    return this.#inner;
+  }
+
+  /** Releases the wasm memory now. Freeing twice is harmless. */
+  free(): void {
+    const inner = this.#inner;
+    this.#inner = undefined;
+    inner?.free();
+  }
+
+  /** The same as `free()`, for `using`. */
+  declare [Symbol.dispose]: () => void;
+}
+
+/** Adds `[Symbol.dispose]` (as `free`) where the runtime has the symbol. */
+export function disposable(target: { prototype: { free(): void } }): void {
+  const dispose = (Symbol as { dispose?: symbol }).dispose;
+  if (dispose !== undefined) {
+    Object.defineProperty(target.prototype, dispose, { value: target.prototype.free, configurable: true });
+  }
+}
+
+disposable(Owned);
