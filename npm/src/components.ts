@@ -33,7 +33,11 @@ export type Admit =
   | { admitted: true; permit: Permit }
   | { admitted: false; reason: 'circuit_open' | 'half_open_full'; retryAt: number | null };
 
-export class CircuitBreaker extends Owned<core.CoreBreaker> {
+export class CircuitBreaker extends Owned {
+  private get inner(): core.CoreBreaker {
+    return this.live();
+  }
+
 
   constructor(config: BreakerConfig = {}, snapshot?: string) {
     requireLoaded();
@@ -100,7 +104,11 @@ export interface BudgetEvent {
   at: number;
 }
 
-export class RetryBudget extends Owned<core.CoreBudget> {
+export class RetryBudget extends Owned {
+  private get inner(): core.CoreBudget {
+    return this.live();
+  }
+
 
   constructor(config: RetryBudgetConfig = {}) {
     requireLoaded();
@@ -146,7 +154,11 @@ export interface AlertEvent {
   at: number;
 }
 
-export class Metrics extends Owned<core.CoreMetrics> {
+export class Metrics extends Owned {
+  private get inner(): core.CoreMetrics {
+    return this.live();
+  }
+
 
   constructor(alerts: AlertConfig = {}) {
     requireLoaded();
@@ -258,7 +270,11 @@ export interface ServerIdempotencyConfig {
  * entry first), replay the stored response, or refuse (400 missing, 409 in
  * use, 422 reused with another payload). Times are Unix milliseconds.
  */
-export class ServerIdempotency extends Owned<core.CoreServerIdempotency> {
+export class ServerIdempotency extends Owned {
+  private get inner(): core.CoreServerIdempotency {
+    return this.live();
+  }
+
 
   constructor(config: ServerIdempotencyConfig = {}) {
     requireLoaded();

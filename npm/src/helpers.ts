@@ -148,7 +148,11 @@ export interface BackoffOptions {
  * A seeded backoff schedule: `delayMs(retry)` with retry 1 for the first
  * retry. Stateful for decorrelated jitter (each delay depends on the last).
  */
-export class Backoff extends Owned<core.CoreBackoff> {
+export class Backoff extends Owned {
+  private get inner(): core.CoreBackoff {
+    return this.live();
+  }
+
   constructor(options: BackoffOptions = {}) {
     requireLoaded();
     super(new core.CoreBackoff(options));

@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * The standalone components own a wasm object each. `free()` (also
  * `[Symbol.dispose]`, so `using breaker = new CircuitBreaker()` works)
@@ -5,19 +6,19 @@
  * it; using the component afterwards throws an `InputError` with
  * `code: 'misuse'` instead of reaching freed memory.
  */
-export abstract class Owned<T extends { free(): void }> {
-  #inner: T | undefined;
+export abstract class Owned {
+  #inner: { free(): void } | undefined;
 
-  protected constructor(inner: T) {
+  protected constructor(inner: { free(): void }) {
     this.#inner = inner;
   }
 
-  /** @internal The wasm object, while it lives. */
-  protected get inner(): T {
+  /** The wasm object, while it lives (each subclass knows its type). */
+  protected live<T>(): T {
     if (this.#inner === undefined) {
       throw Object.assign(new Error('this object was freed'), { name: 'InputError', code: 'misuse' });
     }
-    return this.#inner;
+    return this.#inner as T;
   }
 
   /** Releases the wasm memory now. Freeing twice is harmless. */

@@ -1,3 +1,4 @@
+/// <reference lib="esnext.disposable" preserve="true" />
 /**
  * `Policy`: a validated config and the state calls share (a circuit
  * breaker, retry budgets and metrics per scope). Build one per service
