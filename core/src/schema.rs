@@ -23,7 +23,7 @@ mod value;
 mod write;
 
 pub use check::{Check, Seg};
-pub use dialect::{Dialect, KeyCase, TimeUnit};
+pub use dialect::{camel, Dialect, KeyCase, TimeUnit};
 pub use read::{code_value, Fields};
 pub use value::Value;
 pub use write::Out;

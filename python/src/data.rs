@@ -42,32 +42,10 @@ pub(crate) fn parse_with<T>(
     ))
 }
 
-/// Any core data type from Python-spelled keys (metrics snapshots, ...).
+/// Any core data type from Python-spelled keys (metrics snapshots, ...),
+/// with the core's codes and field paths for a malformed one.
 pub(crate) fn read<T: DeserializeOwned>(value: Value) -> Result<T, ConfigError> {
-    parse_with(value, |v| {
-        serde_path_to_error::deserialize::<_, T>(v).map_err(|e| {
-            let path = e.path().to_string();
-            let path = if path == "." { String::new() } else { path };
-            let message = e.inner().to_string();
-            let named = |prefix: &str| {
-                let name = message.strip_prefix(prefix)?.split('`').next()?;
-                Some(if path.is_empty() {
-                    name.to_owned()
-                } else if path == name || path.ends_with(&format!(".{name}")) {
-                    path.clone()
-                } else {
-                    format!("{path}.{name}")
-                })
-            };
-            if let Some(field) = named("unknown field `") {
-                ConfigError::new(ConfigErrorCode::UnknownField, field, message)
-            } else if let Some(field) = named("missing field `") {
-                ConfigError::new(ConfigErrorCode::Required, field, message)
-            } else {
-                ConfigError::new(ConfigErrorCode::WrongType, path, message)
-            }
-        })
-    })
+    parse_with(value, |v| stoic_core::config::deserialize_part::<T, _>(v))
 }
 
 /// Durations are seconds in Python: a key spelled the core's way is a

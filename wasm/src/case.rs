@@ -17,22 +17,8 @@ pub(crate) fn camel_to_snake(key: &str) -> String {
     out
 }
 
-/// `max_attempts` -> `maxAttempts`; a key without underscores is unchanged.
-pub(crate) fn snake_to_camel(key: &str) -> String {
-    let mut out = String::with_capacity(key.len());
-    let mut upper = false;
-    for (i, c) in key.chars().enumerate() {
-        if c == '_' && i > 0 {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
+/// `max_attempts` -> `maxAttempts`: the core schema's own rule.
+pub(crate) use stoic_core::schema::camel as snake_to_camel;
 
 #[cfg(test)]
 mod tests {

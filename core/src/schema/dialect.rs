@@ -90,8 +90,10 @@ pub(crate) fn core_key(name: &str, duration: bool) -> String {
     }
 }
 
-/// `max_attempts` -> `maxAttempts`.
-fn camel(snake: &str) -> String {
+/// `max_attempts` -> `maxAttempts` (also for the bindings' results, whose
+/// keys are the core's).
+#[must_use]
+pub fn camel(snake: &str) -> String {
     let mut out = String::with_capacity(snake.len());
     let mut upper = false;
     for c in snake.chars() {
