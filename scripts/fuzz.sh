@@ -7,7 +7,9 @@ cd "$(dirname "$0")/../core"
 # The host boundaries first: arbitrary values at every exported function
 # (Python, hypothesis), many more cases than `make test` runs.
 echo "fuzz: Python boundaries (${FUZZ_EXAMPLES:-3000} cases per target)"
-(cd python && STOIC_FUZZ_EXAMPLES="${FUZZ_EXAMPLES:-3000}" ../.venv/bin/pytest -q tests/test_boundary_fuzz.py)
+(cd ../python && STOIC_FUZZ_EXAMPLES="${FUZZ_EXAMPLES:-3000}" ../.venv/bin/pytest -q tests/test_boundary_fuzz.py)
+echo "fuzz: JS boundaries (${FUZZ_CASES:-30000} cases, seed ${FUZZ_SEED:-random})"
+(cd ../npm && STOIC_FUZZ_CASES="${FUZZ_CASES:-30000}" STOIC_FUZZ_SEED="${FUZZ_SEED:-$RANDOM$RANDOM}" node --test test/boundary_fuzz.test.js)
 
 if ! cargo fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --version 0.13.2 --locked

@@ -1,3 +1,5 @@
+import { num, optionalSignal } from './guard.js';
+
 /**
  * The host's clocks and its sleep. The engine reads no clock: the runtime
  * passes `now` in.
@@ -21,6 +23,9 @@ export const wallNow: () => number = () => Date.now();
 /** Sleeps `ms` with `setTimeout`; rejects with the signal's reason on abort. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
+    // Checked here, not in the timer: an error there would be uncaught.
+    num(ms, 'ms');
+    optionalSignal(signal, 'signal');
     if (signal?.aborted) {
       reject(signal.reason);
       return;

@@ -6,7 +6,7 @@
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
 import * as core from './core.js';
-import { jsonText, optionalText, text } from './guard.js';
+import { flag, jsonText, num, optionalText, record, text } from './guard.js';
 import type {
   AlertConfig,
   AlertLevel,
@@ -54,25 +54,25 @@ export class CircuitBreaker extends Owned {
   }
 
   tryAcquire(now: number): Admit {
-    return this.inner.tryAcquire(now) as Admit;
+    return this.inner.tryAcquire(num(now, 'now')) as Admit;
   }
 
   /** Returns whether the outcome counted (a permit from an older state does not). */
   onSuccess(now: number, permit: Permit, durationMs = 0): boolean {
-    return this.inner.onSuccess(now, permit, durationMs);
+    return this.inner.onSuccess(num(now, 'now'), record(permit, 'permit'), num(durationMs, 'durationMs'));
   }
 
   onFailure(now: number, permit: Permit, durationMs = 0): boolean {
-    return this.inner.onFailure(now, permit, durationMs);
+    return this.inner.onFailure(num(now, 'now'), record(permit, 'permit'), num(durationMs, 'durationMs'));
   }
 
   /** Returns a permit without an outcome. */
   release(permit: Permit): boolean {
-    return this.inner.release(permit);
+    return this.inner.release(record(permit, 'permit'));
   }
 
   stateAt(now: number): BreakerStateCode {
-    return this.inner.stateAt(now) as BreakerStateCode;
+    return this.inner.stateAt(num(now, 'now')) as BreakerStateCode;
   }
 
   state(): BreakerState {
@@ -80,7 +80,7 @@ export class CircuitBreaker extends Owned {
   }
 
   windowCounts(now: number): { calls: number; failures: number; slow: number } | null {
-    return this.inner.windowCounts(now) as { calls: number; failures: number; slow: number } | null;
+    return this.inner.windowCounts(num(now, 'now')) as { calls: number; failures: number; slow: number } | null;
   }
 
   nextTimeout(): number | null {
@@ -120,23 +120,23 @@ export class RetryBudget extends Owned {
   }
 
   onFirstAttempt(now: number): void {
-    this.inner.onFirstAttempt(now);
+    this.inner.onFirstAttempt(num(now, 'now'));
   }
 
   tryRetry(now: number, cost: RetryCost = 'normal'): BudgetAnswer {
-    return this.inner.tryRetry(now, cost) as BudgetAnswer;
+    return this.inner.tryRetry(num(now, 'now'), text(cost, 'cost')) as BudgetAnswer;
   }
 
   onAttemptSuccess(now: number, ticket: RetryTicket | null = null): void {
-    this.inner.onAttemptSuccess(now, ticket);
+    this.inner.onAttemptSuccess(num(now, 'now'), ticket === null || ticket === undefined ? null : record(ticket, 'ticket'));
   }
 
   onAttemptFailure(now: number): void {
-    this.inner.onAttemptFailure(now);
+    this.inner.onAttemptFailure(num(now, 'now'));
   }
 
   status(now: number): BudgetStatus {
-    return this.inner.status(now) as BudgetStatus;
+    return this.inner.status(num(now, 'now')) as BudgetStatus;
   }
 
   pollEvent(): BudgetEvent | undefined {
@@ -166,24 +166,30 @@ export class Metrics extends Owned {
   }
 
   onAttempt(now: number, isRetry: boolean): void {
-    this.inner.onAttempt(now, isRetry);
+    this.inner.onAttempt(num(now, 'now'), flag(isRetry, 'isRetry'));
   }
 
   onRetryScheduled(now: number): void {
-    this.inner.onRetryScheduled(now);
+    this.inner.onRetryScheduled(num(now, 'now'));
   }
 
   onCallFinished(now: number, summary: { retries: number; outcome: 'success' | 'exhausted' | 'gave_up'; durationMs: number }): void {
-    this.inner.onCallFinished(now, summary.retries, summary.outcome, summary.durationMs);
+    const given = record<Record<string, unknown>>(summary, 'summary');
+    this.inner.onCallFinished(
+      num(now, 'now'),
+      num(given.retries, 'summary.retries'),
+      text(given.outcome, 'summary.outcome'),
+      num(given.durationMs, 'summary.durationMs'),
+    );
   }
 
   /** Sets the breaker gauge; false for an unknown state code. */
   setBreakerState(state: string): boolean {
-    return this.inner.setBreakerState(state);
+    return this.inner.setBreakerState(text(state, 'state'));
   }
 
   evaluate(now: number): void {
-    this.inner.evaluate(now);
+    this.inner.evaluate(num(now, 'now'));
   }
 
   pollEvent(): AlertEvent | undefined {
@@ -198,7 +204,7 @@ export class Metrics extends Owned {
 /** Two metrics snapshots merged: counters add, the newer gauge wins. */
 export function mergeMetrics(a: MetricsSnapshot, b: MetricsSnapshot): MetricsSnapshot {
   requireLoaded();
-  return core.mergeMetrics(a, b) as MetricsSnapshot;
+  return core.mergeMetrics(record(a, 'a'), record(b, 'b')) as MetricsSnapshot;
 }
 
 export interface LogRecordInput {
@@ -216,17 +222,19 @@ export interface LogRecordInput {
 /** A log record in the core's format (for hosts writing their own). */
 export function logRecord(input: LogRecordInput): LogRecord {
   requireLoaded();
+  const given = record<Record<string, unknown>>(input, 'input');
+  const error = given.error === null || given.error === undefined ? undefined : record<Record<string, unknown>>(given.error, 'error');
   return core.logRecord(
-    input.wallNowMs,
-    input.operation,
-    input.attempt,
-    input.maxAttempts,
-    input.delayMs,
-    input.error?.code,
-    input.error?.message,
-    input.strategy,
-    input.outcome,
-    input.totalDurationMs,
+    num(given.wallNowMs, 'wallNowMs'),
+    text(given.operation, 'operation'),
+    num(given.attempt, 'attempt'),
+    num(given.maxAttempts, 'maxAttempts'),
+    num(given.delayMs, 'delayMs'),
+    error === undefined ? undefined : text(error.code, 'error.code'),
+    error === undefined ? undefined : text(error.message, 'error.message'),
+    text(given.strategy, 'strategy'),
+    text(given.outcome, 'outcome'),
+    num(given.totalDurationMs, 'totalDurationMs'),
   ) as LogRecord;
 }
 
@@ -283,10 +291,10 @@ export class ServerIdempotency extends Owned {
 
   decide(nowUnixMs: number, key: string | null, fingerprint: string, stored: StoredEntry | null): ServerDecision {
     return this.inner.decide(
-      nowUnixMs,
+      num(nowUnixMs, 'nowUnixMs'),
       optionalText(key, 'key'),
       text(fingerprint, 'fingerprint'),
-      stored ?? null,
+      stored === null || stored === undefined ? null : record(stored, 'stored'),
     ) as ServerDecision;
   }
 }

@@ -29,12 +29,33 @@ export class ConfigError extends Error {
   declare readonly field: string;
   declare readonly problems: readonly ConfigProblem[];
   static override [Symbol.hasInstance] = named('ConfigError');
+
+  constructor(message?: string, options?: ErrorOptions) {
+    super(printable(message), options);
+    this.name = 'ConfigError';
+  }
 }
 
 /** Data a pure helper rejected (`duplicate_key`, `lone_surrogate`, ...). */
 export class InputError extends Error {
   declare readonly code: string;
   static override [Symbol.hasInstance] = named('InputError');
+
+  constructor(message?: string, options?: ErrorOptions) {
+    super(printable(message), options);
+    this.name = 'InputError';
+  }
+}
+
+/**
+ * A message `Error` takes without throwing: text as it is; a symbol or any
+ * other primitive as its text; an object by its tag (its own `toString`
+ * could recurse without end, as a deeply nested array's does).
+ */
+function printable(message: unknown): string | undefined {
+  if (message === undefined || typeof message === 'string') return message;
+  if (typeof message === 'object' || typeof message === 'function') return Object.prototype.toString.call(message);
+  return String(message);
 }
 
 /**
@@ -55,6 +76,12 @@ export class RetryError extends Error {
   readonly response: Response | undefined;
 
   constructor(decision: GiveUp | (GiveUpFields & { kind: string }), cause?: unknown, response?: Response) {
+    if (typeof decision !== 'object' || decision === null) {
+      throw Object.assign(new TypeError('RetryError(decision): decision must be the engine\'s give-up object'), {
+        code: 'wrong_type',
+        field: 'decision',
+      });
+    }
     super(decision.observation, cause === undefined ? undefined : { cause });
     const giveUp: GiveUp = { ...decision, kind: 'give_up' };
     this.code = giveUp.reason;

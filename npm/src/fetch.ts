@@ -19,9 +19,9 @@
 import type { Attempt } from './attempt.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
-import { knownOptions, misplacedOptions } from './guard.js';
+import { callable, checkOptions, flag, headerName, knownOptions, misplacedOptions, oneOf, type OptionCheck, text } from './guard.js';
 import { type RetryInfo, runCall, type Steps } from './loop.js';
-import { type Policy, startNamed } from './policy.js';
+import { type Policy, policyOption, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
 import type { Outcome, Rejection } from './types.js';
 
@@ -91,6 +91,30 @@ const FACTORY_OPTIONS = new Set([
   'onRetry',
 ]);
 
+/** The type of each factory option. */
+const FACTORY_CHECKS: Readonly<Record<string, OptionCheck>> = {
+  policy: policyOption,
+  fetch: callable,
+  sleep: callable,
+  keyHeader: headerName,
+  keyForm: oneOf(['bare', 'quoted']),
+  keys: flag,
+  serverDeduplicates: flag,
+  stream: flag,
+  scope: callable,
+  validate: callable,
+  onRetry: callable,
+};
+
+/** The type of each per-request option. */
+const REQUEST_CHECKS: Readonly<Record<string, OptionCheck>> = {
+  operation: text,
+  scope: text,
+  idempotencyKey: text,
+  validate: callable,
+  stream: flag,
+};
+
 /** What a request's init may carry besides the `RequestInit` members. */
 const REQUEST_OPTIONS = ['operation', 'scope', 'idempotencyKey', 'validate', 'stream'];
 
@@ -146,11 +170,13 @@ async function excerpt(response: Response, maxChars: number): Promise<string | u
 
 export function createFetch(options: FetchOptions = {}): StoicFetch {
   knownOptions(options, FACTORY_OPTIONS, 'createFetch(options)');
+  checkOptions(options, FACTORY_CHECKS);
   const keys = options.keys ?? true;
   const serverDeduplicates = options.serverDeduplicates ?? false;
   return async function stoicFetch(input, init = {}) {
     if (typeof init === 'object' && init !== null) {
       misplacedOptions(init, REQUEST_OPTIONS, REQUEST_INIT, ELSEWHERE, 'fetch(input, init)');
+      checkOptions(init, REQUEST_CHECKS);
     }
     const host = hostTables();
     const keyHeader = options.keyHeader ?? host.keyHeader;

@@ -6,6 +6,11 @@
  * @internal
  */
 
+/** A value for a message: text quoted, anything else by its kind (never throws). */
+export function shown(value: unknown): string {
+  return typeof value === 'string' ? JSON.stringify(value) : describe(value);
+}
+
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
@@ -22,6 +27,50 @@ function wrongType(name: string, expected: string, value: unknown): TypeError {
 export function text(value: unknown, name: string): string {
   if (typeof value === 'string') return value;
   throw wrongType(name, 'a string', value);
+}
+
+/** `value` if it is a number (a time, a duration, a count); else a `TypeError`. */
+export function num(value: unknown, name: string): number {
+  if (typeof value === 'number') return value;
+  throw wrongType(name, 'a number', value);
+}
+
+/** `value` if it is a boolean. */
+export function flag(value: unknown, name: string): boolean {
+  if (typeof value === 'boolean') return value;
+  throw wrongType(name, 'true or false', value);
+}
+
+/** `value` if it is a non-null object (an options bag, a record). */
+export function record<T extends object>(value: unknown, name: string): T {
+  if (typeof value === 'object' && value !== null) return value as T;
+  throw wrongType(name, 'an object', value);
+}
+
+/** `value` if it is a function. */
+export function callable<T extends (...args: never[]) => unknown>(value: unknown, name: string): T {
+  if (typeof value === 'function') return value as T;
+  throw wrongType(name, 'a function', value);
+}
+
+/** An `AbortSignal` (anything with `aborted` and `addEventListener`), or undefined. */
+export function optionalSignal(value: unknown, name: string): AbortSignal | undefined {
+  if (value === undefined) return undefined;
+  const candidate = value as Partial<AbortSignal> | null;
+  if (typeof candidate === 'object' && candidate !== null && typeof candidate.addEventListener === 'function') {
+    return value as AbortSignal;
+  }
+  throw wrongType(name, 'an AbortSignal', value);
+}
+
+/** A `TypeError` with code `invalid_value` for a value outside a list of codes. */
+export function invalidValue(message: string, field: string): TypeError {
+  return Object.assign(new TypeError(message), { code: 'invalid_value', field });
+}
+
+/** An `InputError` with code `misuse` (an object used after it ended). */
+export function misuse(message: string): Error {
+  return Object.assign(new Error(message), { name: 'InputError', code: 'misuse' });
 }
 
 /** `value` if it is a string, null or undefined. */
@@ -50,7 +99,7 @@ export function jsonText(value: unknown, name: string): string {
 /** An HTTP status: an integer in 100..=999 (a code outside that is not HTTP). */
 export function httpStatus(value: unknown): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999) return value;
-  const error = new RangeError(`status must be an integer HTTP status (100-999), not ${String(value)}`);
+  const error = new RangeError(`status must be an integer HTTP status (100-999), not ${shown(value)}`);
   Object.assign(error, { code: 'out_of_range', field: 'status' });
   throw error;
 }
@@ -61,7 +110,9 @@ export function httpStatus(value: unknown): number {
  * says where other settings go.
  */
 export function knownOptions(options: unknown, known: Set<string>, call: string, hint = ''): void {
-  if (typeof options !== 'object' || options === null) throw new TypeError(`${call}: options must be an object`);
+  if (typeof options !== 'object' || options === null) {
+    throw Object.assign(new TypeError(`${call}: options must be an object`), { code: 'wrong_type', field: 'options' });
+  }
   for (const name in options) {
     if (!known.has(name)) {
       const who = call.slice(0, call.indexOf('('));
@@ -109,4 +160,32 @@ export function misplacedOptions(
     );
     throw Object.assign(error, { code: 'unknown_field', field: name });
   }
+}
+
+/** A check of one option's value (throws a `TypeError` with a code). */
+export type OptionCheck = (value: unknown, name: string) => unknown;
+
+/** Runs `checks` on the options that are set (undefined means absent). */
+export function checkOptions(options: object, checks: Readonly<Record<string, OptionCheck>>): void {
+  for (const name of Object.keys(checks)) {
+    const value = (options as Record<string, unknown>)[name];
+    const check = checks[name];
+    if (value !== undefined && check !== undefined) check(value, name);
+  }
+}
+
+/** An HTTP header name (an RFC 9110 token). */
+export function headerName(value: unknown, name: string): string {
+  const given = text(value, name);
+  if (/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(given)) return given;
+  throw invalidValue(`${name} must be an HTTP header name, not ${JSON.stringify(given)}`, name);
+}
+
+/** One of `codes`. */
+export function oneOf(codes: readonly string[]): OptionCheck {
+  return (value, name) => {
+    const given = text(value, name);
+    if (codes.includes(given)) return given;
+    throw invalidValue(`${name} must be one of ${codes.map((c) => JSON.stringify(c)).join(', ')}, not ${JSON.stringify(given)}`, name);
+  };
 }

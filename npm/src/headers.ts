@@ -1,21 +1,30 @@
 /** Response headers packed for one crossing into the module. */
 import type { HeadersLike } from './types.js';
 
-/** `name\nvalue\nname\nvalue...`; newlines inside names or values become spaces. */
+/**
+ * `name\nvalue\nname\nvalue...`; newlines inside names or values become
+ * spaces. Garbage is ignored, never thrown: an entry that is not a name
+ * and a string or number value is skipped, and so are headers that are
+ * neither iterable pairs nor a plain object.
+ */
 export function packHeaders(headers: HeadersLike | undefined): string | undefined {
-  if (headers === undefined) return undefined;
+  if (typeof headers !== 'object' || headers === null) return undefined;
   const parts: string[] = [];
-  const add = (name: string, value: string) => {
+  const add = (name: unknown, value: unknown) => {
+    if (typeof name !== 'string') return;
+    if (typeof value !== 'string' && typeof value !== 'number') return;
     parts.push(name.replace(/\n/g, ' '), String(value).replace(/\n/g, ' '));
   };
   if (isIterable(headers)) {
-    for (const [name, value] of headers) add(name, value);
+    for (const entry of headers as Iterable<unknown>) {
+      if (Array.isArray(entry)) add(entry[0], entry[1]);
+    }
   } else {
-    for (const name of Object.keys(headers)) add(name, headers[name] as string);
+    for (const name of Object.keys(headers)) add(name, (headers as Record<string, unknown>)[name]);
   }
   return parts.join('\n');
 }
 
-function isIterable(value: HeadersLike): value is Iterable<readonly [string, string]> {
+function isIterable(value: object): boolean {
   return typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function';
 }

@@ -2,7 +2,7 @@
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
 import * as core from './core.js';
-import { text as textParam } from './guard.js';
+import { num, record, text as textParam } from './guard.js';
 import { packHeaders } from './headers.js';
 import type { BackoffStrategy, HeadersLike, ServerHint } from './types.js';
 
@@ -95,6 +95,9 @@ export function idempotencyKeyFromText(runId: string, step: string, argsJson: st
 /** A random UUIDv4 key (from `crypto.getRandomValues`, or from 16 given bytes). */
 export function randomKey(bytes?: Uint8Array): string {
   requireLoaded();
+  if (bytes !== undefined && !(bytes instanceof Uint8Array)) {
+    throw Object.assign(new TypeError('bytes must be a Uint8Array of 16 bytes'), { code: 'wrong_type', field: 'bytes' });
+  }
   return core.randomKey(bytes);
 }
 
@@ -113,13 +116,13 @@ export function parseKeyHeader(value: string): string | null {
 /** A `Retry-After` value as a delay in ms (seconds or HTTP-date), or null. */
 export function parseRetryAfter(value: string, nowMs: number = Date.now()): number | null {
   requireLoaded();
-  return core.parseRetryAfter(textParam(value, 'value'), nowMs) ?? null;
+  return core.parseRetryAfter(textParam(value, 'value'), num(nowMs, 'nowMs')) ?? null;
 }
 
 /** An HTTP-date as Unix seconds, or null (`nowS` resolves two-digit years). */
 export function parseHttpDate(value: string, nowS?: number): number | null {
   requireLoaded();
-  return core.parseHttpDate(textParam(value, 'value'), nowS) ?? null;
+  return core.parseHttpDate(textParam(value, 'value'), nowS === undefined ? undefined : num(nowS, 'nowS')) ?? null;
 }
 
 /**
@@ -131,8 +134,11 @@ export function serverHint(
   headers: HeadersLike,
   options: { wallNowMs?: number | null; backoffMs?: number } = {},
 ): (ServerHint & { delayWithBackoffMs?: number | null }) | null {
-  const wall = options.wallNowMs === undefined ? Date.now() : (options.wallNowMs ?? -1);
-  return core.serverHint(packHeaders(headers) ?? '', wall, options.backoffMs ?? -1) as ServerHint | null;
+  requireLoaded();
+  const given = record<{ wallNowMs?: unknown; backoffMs?: unknown }>(options, 'options');
+  const wall = given.wallNowMs === undefined ? Date.now() : given.wallNowMs === null ? -1 : num(given.wallNowMs, 'wallNowMs');
+  const backoff = given.backoffMs === undefined ? -1 : num(given.backoffMs, 'backoffMs');
+  return core.serverHint(packHeaders(headers) ?? '', wall, backoff) as ServerHint | null;
 }
 
 export interface BackoffOptions {
@@ -159,6 +165,6 @@ export class Backoff extends Owned {
   }
 
   delayMs(retry: number): number {
-    return this.inner.delayMs(retry);
+    return this.inner.delayMs(num(retry, 'retry'));
   }
 }

@@ -21,10 +21,16 @@ export type WasmSource = WebAssembly.Module | BufferSource | Response | PromiseL
  */
 export async function init(source: WasmSource): Promise<void> {
   if (isLoaded()) return;
-  if (source instanceof WebAssembly.Module || ArrayBuffer.isView(source) || source instanceof ArrayBuffer) {
-    initSync({ module: source });
-  } else {
-    await initModule({ module_or_path: source });
+  try {
+    if (source instanceof WebAssembly.Module || ArrayBuffer.isView(source) || source instanceof ArrayBuffer) {
+      initSync({ module: source });
+    } else {
+      await initModule({ module_or_path: source });
+    }
+  } catch (cause) {
+    // A bad URL, a failed fetch, bytes that are not this module: one coded error.
+    const error = new Error(`init(source): the WebAssembly module did not load: ${String(cause)}`, { cause });
+    throw Object.assign(error, { name: 'InputError', code: 'load_failed' });
   }
   markLoaded();
 }

@@ -1,4 +1,6 @@
 /// <reference lib="esnext.disposable" preserve="true" />
+import { misuse } from './guard.js';
+
 /**
  * The standalone components own a wasm object each. `free()` (also
  * `[Symbol.dispose]`, so `using breaker = new CircuitBreaker()` works)
@@ -15,9 +17,7 @@ export abstract class Owned {
 
   /** The wasm object, while it lives (each subclass knows its type). */
   protected live<T>(): T {
-    if (this.#inner === undefined) {
-      throw Object.assign(new Error('this object was freed'), { name: 'InputError', code: 'misuse' });
-    }
+    if (this.#inner === undefined) throw misuse('this object was freed');
     return this.#inner as T;
   }
 

@@ -8,7 +8,7 @@ import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
-import { httpStatus, jsonText, optionalText, text as text_ } from './guard.js';
+import { callable, flag, httpStatus, invalidValue, jsonText, misuse, num, optionalText, record, shown, text as text_ } from './guard.js';
 import { packHeaders } from './headers.js';
 import { disposable } from './owned.js';
 import { PlanArea } from './plan.js';
@@ -61,14 +61,24 @@ export interface CallSpec {
 const finalizer =
   typeof FinalizationRegistry === 'function'
     ? new FinalizationRegistry<{ policy: Policy; handle: number }>(({ policy, handle }) => {
-        policy.core.close(handle);
-        policy.closed();
+        // Never throws: an error in a finalizer is uncaught (and ends a Node process).
+        try {
+          policy.core.close(handle);
+          policy.closed();
+        } catch {
+          // The policy's memory is gone, and with it the call.
+        }
       })
     : undefined;
 
 export class Policy {
-  /** @internal */
-  readonly core: CorePolicy;
+  /** @internal The engine, until its memory is released (then `misuse`). */
+  get core(): CorePolicy {
+    if (this.#released) throw misuse('this policy was freed');
+    return this.#core;
+  }
+  readonly #core: CorePolicy;
+  #released = false;
   readonly now: () => number;
   readonly wallNow: () => number;
   /** @internal */
@@ -80,8 +90,11 @@ export class Policy {
 
   constructor(options: PolicyOptions = {}) {
     requireLoaded();
-    const { now, wallNow: wall, onEvent, ...config } = options;
-    this.core = new CorePolicy(config);
+    const { now, wallNow: wall, onEvent, ...config } = record<PolicyOptions>(options, 'options');
+    if (now !== undefined) callable(now, 'now');
+    if (wall !== undefined) callable(wall, 'wallNow');
+    if (onEvent !== undefined) callable(onEvent, 'onEvent');
+    this.#core = new CorePolicy(config);
     this.text = new TextArea(this.core);
     this.plan = new PlanArea(this.core);
     this.now = now ?? monotonicNow;
@@ -102,7 +115,12 @@ export class Policy {
   free(): void {
     if (this.#freed) return;
     this.#freed = true;
-    if (this.#open === 0) this.core.free();
+    if (this.#open === 0) this.#release();
+  }
+
+  #release(): void {
+    this.#released = true;
+    this.#core.free();
   }
 
   /** The same as `free()`, for `using`. */
@@ -114,22 +132,20 @@ export class Policy {
 
   /** @internal A call began: the policy's memory must outlive it. */
   opened(): void {
-    if (this.#freed) {
-      const error = new Error('this policy was freed');
-      throw Object.assign(error, { name: 'InputError', code: 'misuse' });
-    }
+    if (this.#freed) throw misuse('this policy was freed');
     this.#open += 1;
   }
 
   /** @internal A call ended: a `free()` asked for meanwhile happens now. */
   closed(): void {
+    if (this.#open === 0) return;
     this.#open -= 1;
-    if (this.#open === 0 && this.#freed) this.core.free();
+    if (this.#open === 0 && this.#freed && !this.#released) this.#release();
   }
 
   /** Pairs a monotonic reading with Unix ms, for log timestamps (done at construction). */
   setWallClock(now: number, wallMs: number): void {
-    this.core.setWallClock(now, wallMs);
+    this.core.setWallClock(num(now, 'now'), num(wallMs, 'wallMs'));
   }
 
   /** The effective config, every default filled in. */
@@ -139,9 +155,11 @@ export class Policy {
 
   /** Starts a call (the low-level loop; `retry()` and `createFetch()` do this for you). */
   start(spec: CallSpec = {}, now: number = this.now()): Call {
-    let idempotent = spec.idempotent;
+    record(spec, 'spec');
+    num(now, 'now');
+    let idempotent = spec.idempotent === undefined ? undefined : flag(spec.idempotent, 'idempotent');
     if (idempotent === undefined) {
-      idempotent = spec.method === undefined ? false : isIdempotentMethod(spec.method);
+      idempotent = spec.method === undefined ? false : isIdempotentMethod(text_(spec.method, 'method'));
     }
     const overrides =
       spec.maxAttempts === undefined && spec.backoff === undefined
@@ -182,12 +200,12 @@ export class Policy {
 
   /** The breaker state of a scope (`"default"` when omitted), or null. */
   breakerState(scope = ''): BreakerStateCode | null {
-    return (this.core.breakerState(scope) as BreakerStateCode | undefined) ?? null;
+    return (this.core.breakerState(text_(scope, 'scope')) as BreakerStateCode | undefined) ?? null;
   }
 
   /** The retry budgets of a scope, or null for a scope not used yet. */
   budgetStatus(scope = '', now: number = this.now()): BudgetStatus | null {
-    return this.core.budgetStatus(now, scope) as BudgetStatus | null;
+    return this.core.budgetStatus(num(now, 'now'), text_(scope, 'scope')) as BudgetStatus | null;
   }
 
   /** Metrics by scope name. */
@@ -232,13 +250,15 @@ export class Call {
 
   /** @internal */
   constructor(policy: Policy, handle: number) {
+    // Made by `Policy.start()` only: a hand-made call would close another's handle.
+    if (!(policy instanceof Policy) || !Number.isInteger(handle)) throw misuse('a Call comes from policy.start()');
     this.#policy = policy;
     this.#handle = handle;
     finalizer?.register(this, { policy, handle }, this);
   }
 
   #live(): number {
-    if (this.#handle < 0) throw new TypeError('this call is closed');
+    if (this.#handle < 0) throw misuse('this call is closed');
     return this.#handle;
   }
 
@@ -254,7 +274,7 @@ export class Call {
   beforeAttempt(now: number = this.#policy.now()): Admission {
     const core = this.#policy.core;
     const handle = this.#live();
-    checked(core.beforeAttempt(handle, now));
+    checked(core.beforeAttempt(handle, num(now, 'now')));
     const admission = core.admission(handle) as Admission;
     this.#policy.flush();
     return admission;
@@ -267,7 +287,7 @@ export class Call {
    */
   onOutcome(outcome: Outcome, now: number = this.#policy.now()): Decision {
     const handle = this.#live();
-    report(this.#policy, handle, outcome, now);
+    report(this.#policy, handle, record(outcome, 'outcome'), num(now, 'now'));
     const decision = this.#policy.core.decision(handle) as Decision;
     this.#policy.flush();
     return decision;
@@ -275,7 +295,7 @@ export class Call {
 
   /** The caller gave up: ends the call with `cancelled`. */
   cancel(now: number = this.#policy.now()): GiveUp {
-    const giveUp = this.#policy.core.cancel(this.#live(), now) as GiveUp;
+    const giveUp = this.#policy.core.cancel(this.#live(), num(now, 'now')) as GiveUp;
     this.#policy.flush();
     return giveUp;
   }
@@ -296,6 +316,12 @@ export class Call {
     this.#handle = -1;
     this.#policy.closed();
   }
+}
+
+/** A `policy` option: a `Policy` (a plain object would fail later, without a code). */
+export function policyOption(value: unknown, name: string): Policy {
+  if (value instanceof Policy) return value;
+  throw Object.assign(new TypeError(`${name} must be a Policy (new Policy({...}))`), { code: 'wrong_type', field: name });
 }
 
 /** The smallest of the module's misuse codes (`MISUSE`; `INVALID_CODE` is 2^32 - 2, `UNKNOWN_CALL` 2^32 - 1). */
@@ -323,26 +349,26 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
     case 'success':
       return checked(core.onSuccess(handle, now));
     case 'status': {
-      const text = policy.text.write(packHeaders(outcome.headers), outcome.detail);
-      const wall = outcome.wallNowMs === null ? -1 : (outcome.wallNowMs ?? policy.wallNow());
+      const text = policy.text.write(packHeaders(outcome.headers), optionalText(outcome.detail, 'detail'));
+      const wall = outcome.wallNowMs === null ? -1 : num(outcome.wallNowMs ?? policy.wallNow(), 'wallNowMs');
       return checked(core.onStatus(handle, now, httpStatus(outcome.status), wall, text.a, text.b));
     }
     case 'network': {
       const index = networkIndex(outcome.network);
-      if (index < 0) throw new TypeError(`unknown network error kind: ${outcome.network}`);
-      return checked(core.onNetwork(handle, now, index, policy.text.write(outcome.detail).a));
+      if (index < 0) throw invalidValue(`unknown network error kind: ${shown(outcome.network)}`, 'network');
+      return checked(core.onNetwork(handle, now, index, policy.text.write(optionalText(outcome.detail, 'detail')).a));
     }
     case 'rejected':
     case 'error': {
       const index = classIndexOf(outcome.class);
-      if (index < 0) throw new TypeError(`unknown class: ${outcome.class}`);
-      const detail = policy.text.write(outcome.detail).a;
+      if (index < 0) throw invalidValue(`unknown class: ${shown(outcome.class)}`, 'class');
+      const detail = policy.text.write(optionalText(outcome.detail, 'detail')).a;
       return checked(
         outcome.kind === 'error' ? core.onRaised(handle, now, index, detail) : core.onRejected(handle, now, index, detail),
       );
     }
     default:
-      throw new TypeError(`unknown outcome kind: ${(outcome as { kind: unknown }).kind}`);
+      throw invalidValue(`unknown outcome kind: ${shown((outcome as { kind: unknown }).kind)}`, 'kind');
   }
 }
 

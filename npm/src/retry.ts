@@ -6,9 +6,9 @@
  */
 import type { Attempt } from './attempt.js';
 import { outcomeOfError } from './classify.js';
-import { knownOptions } from './guard.js';
+import { callable, checkOptions, flag, knownOptions, type OptionCheck, optionalSignal, text } from './guard.js';
 import { isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
-import { Policy, startNamed } from './policy.js';
+import { Policy, policyOption, startNamed } from './policy.js';
 import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
 
 export interface RetryOptions<T> {
@@ -71,6 +71,21 @@ const RETRY_OPTIONS = new Set([
   'onRetry',
 ]);
 
+/** The type of each option (values the engine checks, such as maxAttempts, pass through). */
+const RETRY_CHECKS: Readonly<Record<string, OptionCheck>> = {
+  policy: policyOption,
+  operation: text,
+  scope: text,
+  idempotent: flag,
+  idempotencyKey: text,
+  signal: optionalSignal,
+  now: callable,
+  sleep: callable,
+  classify: callable,
+  validate: callable,
+  onRetry: callable,
+};
+
 export function retry<T>(
   fn: (attempt: Attempt) => T | PromiseLike<T>,
   options: RetryOptions<Awaited<T>> = {},
@@ -99,8 +114,9 @@ interface Started<T> {
 
 /** Checks the options and starts the call (admitting its first attempt when unnamed). */
 function start<T>(fn: (attempt: Attempt) => T | PromiseLike<T>, options: RetryOptions<T>): Started<T> {
-  if (typeof fn !== 'function') throw new TypeError('retry(fn, options): fn must be a function');
+  callable(fn, 'fn');
   knownOptions(options, RETRY_OPTIONS, 'retry(fn, options)', '; other engine settings, such as timeouts, go in a Policy');
+  checkOptions(options, RETRY_CHECKS);
   const policy = options.policy ?? defaultPolicy();
   const now = options.now ?? policy.now;
   options.signal?.throwIfAborted();

@@ -166,5 +166,5 @@ test('the low-level Call loop mirrors the Rust run loop', () => {
   assert.deepEqual(call.onOutcome({ kind: 'success' }, 120), { kind: 'done', attempts: 2, totalMs: 120 });
   call.close();
   call.close();
-  assert.throws(() => call.beforeAttempt(130), TypeError);
+  assert.throws(() => call.beforeAttempt(130), { name: 'InputError', code: 'misuse' });
 });

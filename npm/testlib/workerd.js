@@ -1,6 +1,7 @@
 // Runs a worker in workerd (the npm package's binary): copies the package's
 // dist and the worker into a temporary folder, writes a config that lists
-// every module, and serves it on a free 127.0.0.1 port.
+// every module, and serves it on a free 127.0.0.1 port. The worker gets a
+// writable folder as the service STORE and as the KV namespace KV.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -30,12 +31,16 @@ function files(dir) {
 /** A capnp module entry for a file in the worker's folder. */
 const moduleEntry = (f) => (f.endsWith('.wasm') ? `(name = "${f}", wasm = embed "${f}")` : `(name = "${f}", esModule = embed "${f}")`);
 
-/** The config of one worker on 127.0.0.1 (local network allowed), with a disk service if `store` is given. */
-function config(modules, store) {
+/**
+ * The config of one worker on 127.0.0.1 (local network allowed), with a
+ * disk service (STORE, KV) if `store` is given and `v8Flags` for workerd's V8.
+ */
+function config(modules, store, v8Flags = []) {
   const disk = store ? `\n    (name = "store", disk = (path = "${store}", writable = true)),` : '';
-  const binding = store ? '\n  bindings = [(name = "STORE", service = "store")],' : '';
+  const binding = store ? '\n  bindings = [(name = "STORE", service = "store"), (name = "KV", kvNamespace = "store")],' : '';
   return `using Workerd = import "/workerd/workerd.capnp";
 const config :Workerd.Config = (
+  v8Flags = [${v8Flags.map((f) => JSON.stringify(f)).join(', ')}],
   services = [
     (name = "main", worker = .worker),
     (name = "net", network = (allow = ["local"])),${disk}
@@ -52,18 +57,23 @@ const worker :Workerd.Worker = (
 `;
 }
 
-/** Runs `workerFile` with the package's dist beside it (`stoic` names its workerd entry). */
-export async function startWorkerd(workerFile) {
+/**
+ * Runs `workerFile` with the package's dist beside it (`stoic` names its
+ * workerd entry). `modules` maps more module names to files; `v8Flags` go to V8.
+ */
+export async function startWorkerd(workerFile, { modules: more = {}, v8Flags } = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'stoic-workerd-'));
   cpSync(join(npmDir, 'dist'), join(dir, 'stoic'), { recursive: true });
   cpSync(workerFile, join(dir, 'worker.js'));
+  for (const [name, file] of Object.entries(more)) cpSync(file, join(dir, name));
   mkdirSync(join(dir, 'store'));
   const modules = files(join(dir, 'stoic'))
     .map((f) => relative(dir, f))
     .filter((f) => f.endsWith('.js') || f.endsWith('.wasm'))
+    .concat(Object.keys(more))
     .map(moduleEntry);
   const main = ['(name = "worker.js", esModule = embed "worker.js")', `(name = "stoic", esModule = "export * from './stoic/workerd.js';")`];
-  return serve(dir, config([...main, ...modules], join(dir, 'store')));
+  return serve(dir, config([...main, ...modules], join(dir, 'store'), v8Flags));
 }
 
 /**
@@ -101,6 +111,7 @@ async function serve(dir, config) {
   }
   return {
     url,
+    pid: child.pid,
     log: () => log,
     stop: async () => {
       child.kill('SIGTERM');

@@ -13,7 +13,10 @@ use js_sys::{Array, Object, Reflect, JSON};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::case::{camel_to_snake, snake_to_camel};
-use crate::errors::shape_error;
+use stoic_core::{InputError, InputErrorCode};
+
+use crate::errors::{input_error, shape_error};
+use crate::value::{items, own_keys, MAX_DEPTH};
 
 /// The largest integer a JavaScript number holds exactly.
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
@@ -23,6 +26,36 @@ const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
 pub(crate) fn to_json_text(
     value: &JsValue,
     path: &mut Vec<String>,
+    ancestors: &mut Vec<JsValue>,
+    out: &mut String,
+) -> Result<(), JsValue> {
+    // Bounded before it recurses: a cyclic or absurdly deep value must not
+    // overflow the module's stack (which would poison the instance).
+    if value.is_object() {
+        if path.len() >= MAX_DEPTH {
+            return Err(input_error(&InputError::new(
+                InputErrorCode::TooDeep,
+                format!("the value is nested deeper than {MAX_DEPTH} levels"),
+            )));
+        }
+        if ancestors.iter().any(|x| Object::is(x, value)) {
+            return Err(input_error(&InputError::new(
+                InputErrorCode::Cyclic,
+                format!("the value at `{}` contains itself", path.join(".")),
+            )));
+        }
+        ancestors.push(value.clone());
+        let result = to_json_inner(value, path, ancestors, out);
+        ancestors.pop();
+        return result;
+    }
+    to_json_inner(value, path, ancestors, out)
+}
+
+fn to_json_inner(
+    value: &JsValue,
+    path: &mut Vec<String>,
+    ancestors: &mut Vec<JsValue>,
     out: &mut String,
 ) -> Result<(), JsValue> {
     if value.is_null() || value.is_undefined() {
@@ -44,31 +77,33 @@ pub(crate) fn to_json_text(
     } else if Array::is_array(value) {
         let array: &Array = value.unchecked_ref();
         out.push('[');
-        for (i, item) in array.iter().enumerate() {
+        for (i, item) in items(array)?.iter().enumerate() {
             if i > 0 {
                 out.push(',');
             }
             path.push(i.to_string());
-            to_json_text(&item, path, out)?;
+            to_json_text(item, path, ancestors, out)?;
             path.pop();
         }
         out.push(']');
     } else if value.is_object() && !value.is_function() {
-        push_object(value.unchecked_ref(), path, out)?;
+        push_object(value.unchecked_ref(), path, ancestors, out)?;
     } else {
         return Err(shape_error(&path.join("."), "JSON-like data"));
     }
     Ok(())
 }
 
-fn push_object(object: &Object, path: &mut Vec<String>, out: &mut String) -> Result<(), JsValue> {
+fn push_object(
+    object: &Object,
+    path: &mut Vec<String>,
+    ancestors: &mut Vec<JsValue>,
+    out: &mut String,
+) -> Result<(), JsValue> {
     let mut seen: Vec<String> = Vec::new();
     out.push('{');
-    for key in Object::keys(object).iter() {
-        let Some(name) = key.as_string() else {
-            continue;
-        };
-        let member = Reflect::get(object, &key).unwrap_or(JsValue::UNDEFINED);
+    for name in own_keys(object)? {
+        let member = Reflect::get(object, &JsValue::from_str(&name))?;
         let snake = camel_to_snake(&name);
         if member.is_undefined() {
             continue;
@@ -85,7 +120,7 @@ fn push_object(object: &Object, path: &mut Vec<String>, out: &mut String) -> Res
         }
         push_string(&snake, out);
         out.push(':');
-        to_json_text(&member, path, out)?;
+        to_json_text(&member, path, ancestors, out)?;
         path.pop();
         seen.push(snake);
     }
@@ -131,7 +166,7 @@ fn push_string(s: &str, out: &mut String) {
 /// The JS value as JSON text (snake_case keys).
 pub(crate) fn json_of(value: &JsValue) -> Result<String, JsValue> {
     let mut out = String::new();
-    to_json_text(value, &mut Vec::new(), &mut out)?;
+    to_json_text(value, &mut Vec::new(), &mut Vec::new(), &mut out)?;
     Ok(out)
 }
 

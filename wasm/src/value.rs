@@ -94,7 +94,7 @@ impl Walk {
         self.ancestors.push(value.clone());
         let result = if Array::is_array(value) {
             self.list(value.unchecked_ref())
-        } else if is_plain(value) {
+        } else if is_plain(value)? {
             self.object(value.unchecked_ref())
         } else {
             Err(self.refuse(
@@ -107,10 +107,11 @@ impl Walk {
     }
 
     fn list(&mut self, array: &Array) -> Result<Value, JsValue> {
-        let mut items = Vec::with_capacity(array.length() as usize);
-        for (i, item) in array.iter().enumerate() {
+        let members = items(array)?;
+        let mut items = Vec::with_capacity(members.len());
+        for (i, item) in members.iter().enumerate() {
             self.path.push(i.to_string());
-            let item = self.value(&item);
+            let item = self.value(item);
             self.path.pop();
             items.push(item?);
         }
@@ -119,11 +120,8 @@ impl Walk {
 
     fn object(&mut self, object: &Object) -> Result<Value, JsValue> {
         let mut entries = Vec::new();
-        for key in Object::keys(object).iter() {
-            let Some(name) = key.as_string() else {
-                continue;
-            };
-            let member = Reflect::get(object, &key)?;
+        for name in own_keys(object)? {
+            let member = Reflect::get(object, &JsValue::from_str(&name))?;
             if member.is_undefined() {
                 continue;
             }
@@ -134,6 +132,27 @@ impl Walk {
         }
         Ok(Value::Map(entries))
     }
+}
+
+/// An object's own string keys. Through `Reflect` (which reports a throw
+/// as an error) rather than `Object.keys` (a throwing Proxy trap would
+/// unwind through the module and leave the binding's objects borrowed).
+pub(crate) fn own_keys(object: &Object) -> Result<Vec<String>, JsValue> {
+    Ok(Reflect::own_keys(object)?
+        .iter()
+        .filter_map(|key| key.as_string())
+        .collect())
+}
+
+/// An array's items, read through `Reflect` for the same reason.
+pub(crate) fn items(array: &Array) -> Result<Vec<JsValue>, JsValue> {
+    let length = Reflect::get(array, &JsValue::from_str("length"))?
+        .as_f64()
+        .unwrap_or(0.0);
+    // A length is a whole number below 2^32.
+    #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
+    let length = length.clamp(0.0, f64::from(u32::MAX)) as u32;
+    (0..length).map(|i| Reflect::get_u32(array, i)).collect()
 }
 
 /// A number: whole ones a double holds exactly are integers.
@@ -149,9 +168,10 @@ fn number(n: f64) -> Value {
 
 /// An object literal (or `Object.create(null)`), not a `Map`, a `Date` or a
 /// class instance whose fields are not its data.
-fn is_plain(value: &JsValue) -> bool {
-    let proto = Object::get_prototype_of(value);
-    proto.is_null() || Object::is(&proto, &Object::get_prototype_of(&Object::new()))
+/// Through `Reflect`, which reports a throwing Proxy trap as an error.
+fn is_plain(value: &JsValue) -> Result<bool, JsValue> {
+    let proto = Reflect::get_prototype_of(value)?;
+    Ok(proto.is_null() || Object::is(&proto, &Object::get_prototype_of(&Object::new())))
 }
 
 /// A document as a JavaScript value: integers beyond 2^53 become BigInts.
