@@ -276,4 +276,20 @@ mod tests {
         );
         assert_eq!(code(call.check_step(CallStep::BeforeAttempt)), None);
     }
+
+    #[test]
+    fn an_absurd_reading_does_not_freeze_the_policy_clock() {
+        let mut policy = Policy::new(Config::with_seed(1)).unwrap();
+        let far = Instant::from_millis(u64::MAX); // a host's saturated infinity
+        let mut bad = policy.start(far, CallSpec::new("op"));
+        let _ = policy.before_attempt(far, &mut bad);
+        let later = Instant::from_millis(1_000);
+        let mut good = policy.start(later, CallSpec::new("op"));
+        assert!(matches!(
+            policy.before_attempt(later, &mut good),
+            Admission::Proceed(_)
+        ));
+        let state = policy.snapshot_state();
+        assert!(state.latest.as_millis() <= crate::time::MAX_READING_MS);
+    }
 }

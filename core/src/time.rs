@@ -67,8 +67,13 @@ impl MonotonicClamp {
     }
 
     /// The reading to use: `now`, or the latest reading if `now` is earlier.
+    ///
+    /// A reading beyond [`MAX_READING_MS`] is not a clock's (a NaN or an
+    /// infinity a host saturated, a unit mistake): taken as the latest, it
+    /// would freeze the clock for good, since readings never go back. It is
+    /// ignored, and the latest plausible reading is used instead.
     pub fn observe(&mut self, now: Instant) -> Instant {
-        if now > self.latest {
+        if now > self.latest && now.as_millis() <= MAX_READING_MS {
             self.latest = now;
         }
         self.latest
@@ -80,6 +85,10 @@ impl MonotonicClamp {
         self.latest
     }
 }
+
+/// The largest plausible monotonic reading: 2^53 ms (285,000 years), the
+/// largest integer a JavaScript number holds exactly.
+pub const MAX_READING_MS: u64 = (1 << 53) - 1;
 
 /// A wall-clock reading in Unix milliseconds (UTC), passed by the host where
 /// an absolute date matters. It is never used to measure durations.

@@ -6,7 +6,7 @@
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
 import * as core from './core.js';
-import { flag, jsonText, num, optionalText, record, text } from './guard.js';
+import { count, flag, jsonText, optionalText, record, text, time } from './guard.js';
 import type {
   AlertConfig,
   AlertLevel,
@@ -54,16 +54,16 @@ export class CircuitBreaker extends Owned {
   }
 
   tryAcquire(now: number): Admit {
-    return this.inner.tryAcquire(num(now, 'now')) as Admit;
+    return this.inner.tryAcquire(time(now, 'now')) as Admit;
   }
 
   /** Returns whether the outcome counted (a permit from an older state does not). */
   onSuccess(now: number, permit: Permit, durationMs = 0): boolean {
-    return this.inner.onSuccess(num(now, 'now'), record(permit, 'permit'), num(durationMs, 'durationMs'));
+    return this.inner.onSuccess(time(now, 'now'), record(permit, 'permit'), time(durationMs, 'durationMs'));
   }
 
   onFailure(now: number, permit: Permit, durationMs = 0): boolean {
-    return this.inner.onFailure(num(now, 'now'), record(permit, 'permit'), num(durationMs, 'durationMs'));
+    return this.inner.onFailure(time(now, 'now'), record(permit, 'permit'), time(durationMs, 'durationMs'));
   }
 
   /** Returns a permit without an outcome. */
@@ -72,7 +72,7 @@ export class CircuitBreaker extends Owned {
   }
 
   stateAt(now: number): BreakerStateCode {
-    return this.inner.stateAt(num(now, 'now')) as BreakerStateCode;
+    return this.inner.stateAt(time(now, 'now')) as BreakerStateCode;
   }
 
   state(): BreakerState {
@@ -80,7 +80,7 @@ export class CircuitBreaker extends Owned {
   }
 
   windowCounts(now: number): { calls: number; failures: number; slow: number } | null {
-    return this.inner.windowCounts(num(now, 'now')) as { calls: number; failures: number; slow: number } | null;
+    return this.inner.windowCounts(time(now, 'now')) as { calls: number; failures: number; slow: number } | null;
   }
 
   nextTimeout(): number | null {
@@ -120,23 +120,23 @@ export class RetryBudget extends Owned {
   }
 
   onFirstAttempt(now: number): void {
-    this.inner.onFirstAttempt(num(now, 'now'));
+    this.inner.onFirstAttempt(time(now, 'now'));
   }
 
   tryRetry(now: number, cost: RetryCost = 'normal'): BudgetAnswer {
-    return this.inner.tryRetry(num(now, 'now'), text(cost, 'cost')) as BudgetAnswer;
+    return this.inner.tryRetry(time(now, 'now'), text(cost, 'cost')) as BudgetAnswer;
   }
 
   onAttemptSuccess(now: number, ticket: RetryTicket | null = null): void {
-    this.inner.onAttemptSuccess(num(now, 'now'), ticket === null || ticket === undefined ? null : record(ticket, 'ticket'));
+    this.inner.onAttemptSuccess(time(now, 'now'), ticket === null || ticket === undefined ? null : record(ticket, 'ticket'));
   }
 
   onAttemptFailure(now: number): void {
-    this.inner.onAttemptFailure(num(now, 'now'));
+    this.inner.onAttemptFailure(time(now, 'now'));
   }
 
   status(now: number): BudgetStatus {
-    return this.inner.status(num(now, 'now')) as BudgetStatus;
+    return this.inner.status(time(now, 'now')) as BudgetStatus;
   }
 
   pollEvent(): BudgetEvent | undefined {
@@ -166,20 +166,20 @@ export class Metrics extends Owned {
   }
 
   onAttempt(now: number, isRetry: boolean): void {
-    this.inner.onAttempt(num(now, 'now'), flag(isRetry, 'isRetry'));
+    this.inner.onAttempt(time(now, 'now'), flag(isRetry, 'isRetry'));
   }
 
   onRetryScheduled(now: number): void {
-    this.inner.onRetryScheduled(num(now, 'now'));
+    this.inner.onRetryScheduled(time(now, 'now'));
   }
 
   onCallFinished(now: number, summary: { retries: number; outcome: 'success' | 'exhausted' | 'gave_up'; durationMs: number }): void {
     const given = record<Record<string, unknown>>(summary, 'summary');
     this.inner.onCallFinished(
-      num(now, 'now'),
-      num(given.retries, 'summary.retries'),
+      time(now, 'now'),
+      count(given.retries, 'summary.retries'),
       text(given.outcome, 'summary.outcome'),
-      num(given.durationMs, 'summary.durationMs'),
+      time(given.durationMs, 'summary.durationMs'),
     );
   }
 
@@ -189,7 +189,7 @@ export class Metrics extends Owned {
   }
 
   evaluate(now: number): void {
-    this.inner.evaluate(num(now, 'now'));
+    this.inner.evaluate(time(now, 'now'));
   }
 
   pollEvent(): AlertEvent | undefined {
@@ -225,16 +225,16 @@ export function logRecord(input: LogRecordInput): LogRecord {
   const given = record<Record<string, unknown>>(input, 'input');
   const error = given.error === null || given.error === undefined ? undefined : record<Record<string, unknown>>(given.error, 'error');
   return core.logRecord(
-    num(given.wallNowMs, 'wallNowMs'),
+    time(given.wallNowMs, 'wallNowMs'),
     text(given.operation, 'operation'),
-    num(given.attempt, 'attempt'),
-    num(given.maxAttempts, 'maxAttempts'),
-    num(given.delayMs, 'delayMs'),
+    count(given.attempt, 'attempt'),
+    count(given.maxAttempts, 'maxAttempts'),
+    time(given.delayMs, 'delayMs'),
     error === undefined ? undefined : text(error.code, 'error.code'),
     error === undefined ? undefined : text(error.message, 'error.message'),
     text(given.strategy, 'strategy'),
     text(given.outcome, 'outcome'),
-    num(given.totalDurationMs, 'totalDurationMs'),
+    time(given.totalDurationMs, 'totalDurationMs'),
   ) as LogRecord;
 }
 
@@ -291,7 +291,7 @@ export class ServerIdempotency extends Owned {
 
   decide(nowUnixMs: number, key: string | null, fingerprint: string, stored: StoredEntry | null): ServerDecision {
     return this.inner.decide(
-      num(nowUnixMs, 'nowUnixMs'),
+      time(nowUnixMs, 'nowUnixMs'),
       optionalText(key, 'key'),
       text(fingerprint, 'fingerprint'),
       stored === null || stored === undefined ? null : record(stored, 'stored'),

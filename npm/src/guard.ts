@@ -13,6 +13,7 @@ export function shown(value: unknown): string {
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
   if (Array.isArray(value)) return 'an array';
   return typeof value === 'object' ? 'an object' : `a ${typeof value}`;
 }
@@ -35,10 +36,41 @@ export function num(value: unknown, name: string): number {
   throw wrongType(name, 'a number', value);
 }
 
+/**
+ * A time or duration in ms: a finite number from 0 to 2^53. A NaN, an
+ * infinity or an absurd reading would become the policy's latest time and
+ * freeze its clock (times never go backwards), so it is refused.
+ */
+export function time(value: unknown, name: string): number {
+  if (typeof value !== 'number') throw wrongType(name, 'a number', value);
+  if (Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER) return value;
+  throw Object.assign(new RangeError(`${name} must be a finite number of ms from 0 to 2^53, not ${value}`), {
+    code: 'out_of_range',
+    field: name,
+  });
+}
+
+/** A whole count from 0 to 2^32 - 1 (a retry number). */
+export function count(value: unknown, name: string): number {
+  if (typeof value !== 'number') throw wrongType(name, 'a number', value);
+  if (Number.isInteger(value) && value >= 0 && value <= 0xffffffff) return value;
+  throw Object.assign(new RangeError(`${name} must be a whole number from 0 to 2^32 - 1, not ${value}`), {
+    code: 'out_of_range',
+    field: name,
+  });
+}
+
 /** `value` if it is a boolean. */
 export function flag(value: unknown, name: string): boolean {
   if (typeof value === 'boolean') return value;
   throw wrongType(name, 'true or false', value);
+}
+
+/** `value` if it is an object literal (not an array, a `Map`, a class instance). */
+export function plainObject<T extends object>(value: unknown, name: string): T {
+  const proto = typeof value === 'object' && value !== null ? Object.getPrototypeOf(value) : undefined;
+  if (proto === null || proto === Object.prototype) return value as T;
+  throw wrongType(name, 'an object literal', value);
 }
 
 /** `value` if it is a non-null object (an options bag, a record). */

@@ -2,7 +2,7 @@
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
 import * as core from './core.js';
-import { num, record, text as textParam } from './guard.js';
+import { count, record, text as textParam, time } from './guard.js';
 import { packHeaders } from './headers.js';
 import type { BackoffStrategy, HeadersLike, ServerHint } from './types.js';
 
@@ -116,13 +116,13 @@ export function parseKeyHeader(value: string): string | null {
 /** A `Retry-After` value as a delay in ms (seconds or HTTP-date), or null. */
 export function parseRetryAfter(value: string, nowMs: number = Date.now()): number | null {
   requireLoaded();
-  return core.parseRetryAfter(textParam(value, 'value'), num(nowMs, 'nowMs')) ?? null;
+  return core.parseRetryAfter(textParam(value, 'value'), time(nowMs, 'nowMs')) ?? null;
 }
 
 /** An HTTP-date as Unix seconds, or null (`nowS` resolves two-digit years). */
 export function parseHttpDate(value: string, nowS?: number): number | null {
   requireLoaded();
-  return core.parseHttpDate(textParam(value, 'value'), nowS === undefined ? undefined : num(nowS, 'nowS')) ?? null;
+  return core.parseHttpDate(textParam(value, 'value'), nowS === undefined ? undefined : time(nowS, 'nowS')) ?? null;
 }
 
 /**
@@ -136,8 +136,8 @@ export function serverHint(
 ): (ServerHint & { delayWithBackoffMs?: number | null }) | null {
   requireLoaded();
   const given = record<{ wallNowMs?: unknown; backoffMs?: unknown }>(options, 'options');
-  const wall = given.wallNowMs === undefined ? Date.now() : given.wallNowMs === null ? -1 : num(given.wallNowMs, 'wallNowMs');
-  const backoff = given.backoffMs === undefined ? -1 : num(given.backoffMs, 'backoffMs');
+  const wall = given.wallNowMs === undefined ? Date.now() : given.wallNowMs === null ? -1 : time(given.wallNowMs, 'wallNowMs');
+  const backoff = given.backoffMs === undefined ? -1 : time(given.backoffMs, 'backoffMs');
   return core.serverHint(packHeaders(headers) ?? '', wall, backoff) as ServerHint | null;
 }
 
@@ -165,6 +165,6 @@ export class Backoff extends Owned {
   }
 
   delayMs(retry: number): number {
-    return this.inner.delayMs(num(retry, 'retry'));
+    return this.inner.delayMs(count(retry, 'retry'));
   }
 }

@@ -8,7 +8,7 @@ import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
 import { monotonicNow, wallNow } from './clock.js';
-import { callable, flag, httpStatus, invalidValue, jsonText, misuse, num, optionalText, record, shown, text as text_ } from './guard.js';
+import { callable, flag, httpStatus, invalidValue, jsonText, knownOptions, misuse, optionalText, plainObject, record, shown, text as text_, time } from './guard.js';
 import { packHeaders } from './headers.js';
 import { disposable } from './owned.js';
 import { PlanArea } from './plan.js';
@@ -90,15 +90,14 @@ export class Policy {
 
   constructor(options: PolicyOptions = {}) {
     requireLoaded();
-    const { now, wallNow: wall, onEvent, ...config } = record<PolicyOptions>(options, 'options');
-    if (now !== undefined) callable(now, 'now');
-    if (wall !== undefined) callable(wall, 'wallNow');
+    const { now, wallNow: wall, onEvent, ...config } = plainObject<PolicyOptions>(options, 'options');
     if (onEvent !== undefined) callable(onEvent, 'onEvent');
     this.#core = new CorePolicy(config);
     this.text = new TextArea(this.core);
     this.plan = new PlanArea(this.core);
-    this.now = now ?? monotonicNow;
-    this.wallNow = wall ?? wallNow;
+    // A custom clock's readings are checked as any time given to a call is.
+    this.now = now === undefined ? monotonicNow : checkedClock(callable(now, 'now'), 'now()');
+    this.wallNow = wall === undefined ? wallNow : checkedClock(callable(wall, 'wallNow'), 'wallNow()');
     this.onEvent = onEvent;
     this.core.setWallClock(this.now(), this.wallNow());
   }
@@ -145,7 +144,7 @@ export class Policy {
 
   /** Pairs a monotonic reading with Unix ms, for log timestamps (done at construction). */
   setWallClock(now: number, wallMs: number): void {
-    this.core.setWallClock(num(now, 'now'), num(wallMs, 'wallMs'));
+    this.core.setWallClock(time(now, 'now'), time(wallMs, 'wallMs'));
   }
 
   /** The effective config, every default filled in. */
@@ -155,8 +154,8 @@ export class Policy {
 
   /** Starts a call (the low-level loop; `retry()` and `createFetch()` do this for you). */
   start(spec: CallSpec = {}, now: number = this.now()): Call {
-    record(spec, 'spec');
-    num(now, 'now');
+    knownOptions(spec, SPEC_FIELDS, 'start(spec)');
+    time(now, 'now');
     let idempotent = spec.idempotent === undefined ? undefined : flag(spec.idempotent, 'idempotent');
     if (idempotent === undefined) {
       idempotent = spec.method === undefined ? false : isIdempotentMethod(text_(spec.method, 'method'));
@@ -205,7 +204,7 @@ export class Policy {
 
   /** The retry budgets of a scope, or null for a scope not used yet. */
   budgetStatus(scope = '', now: number = this.now()): BudgetStatus | null {
-    return this.core.budgetStatus(num(now, 'now'), text_(scope, 'scope')) as BudgetStatus | null;
+    return this.core.budgetStatus(time(now, 'now'), text_(scope, 'scope')) as BudgetStatus | null;
   }
 
   /** Metrics by scope name. */
@@ -274,7 +273,7 @@ export class Call {
   beforeAttempt(now: number = this.#policy.now()): Admission {
     const core = this.#policy.core;
     const handle = this.#live();
-    checked(core.beforeAttempt(handle, num(now, 'now')));
+    checked(core.beforeAttempt(handle, time(now, 'now')));
     const admission = core.admission(handle) as Admission;
     this.#policy.flush();
     return admission;
@@ -287,7 +286,7 @@ export class Call {
    */
   onOutcome(outcome: Outcome, now: number = this.#policy.now()): Decision {
     const handle = this.#live();
-    report(this.#policy, handle, record(outcome, 'outcome'), num(now, 'now'));
+    report(this.#policy, handle, record(outcome, 'outcome'), time(now, 'now'));
     const decision = this.#policy.core.decision(handle) as Decision;
     this.#policy.flush();
     return decision;
@@ -295,7 +294,7 @@ export class Call {
 
   /** The caller gave up: ends the call with `cancelled`. */
   cancel(now: number = this.#policy.now()): GiveUp {
-    const giveUp = this.#policy.core.cancel(this.#live(), num(now, 'now')) as GiveUp;
+    const giveUp = this.#policy.core.cancel(this.#live(), time(now, 'now')) as GiveUp;
     this.#policy.flush();
     return giveUp;
   }
@@ -317,6 +316,14 @@ export class Call {
     this.#policy.closed();
   }
 }
+
+/** A clock whose readings are refused when they are not valid times. */
+function checkedClock(clock: () => number, name: string): () => number {
+  return () => time(clock(), name);
+}
+
+/** The fields a call's spec may have (a misspelt one would be ignored). */
+const SPEC_FIELDS = new Set(['operation', 'scope', 'method', 'idempotent', 'idempotencyKey', 'maxAttempts', 'backoff']);
 
 /** A `policy` option: a `Policy` (a plain object would fail later, without a code). */
 export function policyOption(value: unknown, name: string): Policy {
@@ -350,7 +357,7 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
       return checked(core.onSuccess(handle, now));
     case 'status': {
       const text = policy.text.write(packHeaders(outcome.headers), optionalText(outcome.detail, 'detail'));
-      const wall = outcome.wallNowMs === null ? -1 : num(outcome.wallNowMs ?? policy.wallNow(), 'wallNowMs');
+      const wall = outcome.wallNowMs === null ? -1 : time(outcome.wallNowMs ?? policy.wallNow(), 'wallNowMs');
       return checked(core.onStatus(handle, now, httpStatus(outcome.status), wall, text.a, text.b));
     }
     case 'network': {

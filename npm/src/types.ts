@@ -109,9 +109,11 @@ export interface HintsConfig {
 export interface ClassifyConfig {
   /** Status code -> class overrides, e.g. `{ 404: 'transient' }`. */
   status?: Record<number, OutcomeClass>;
-  /** Network kind -> class overrides (camelCase or snake_case kinds). */
+  /** Network kind -> class overrides (kinds are codes: `reset_after_send`). */
   network?: Partial<Record<NetworkErrorKind, OutcomeClass>>;
   ambiguous?: 'if_idempotent' | 'always' | 'never';
+  /** Statuses that may have been applied (default 500, 502, 504): ambiguous, not transient. */
+  ambiguousStatus?: number[];
 }
 
 export type Compare = 'ge' | 'gt';
@@ -142,6 +144,8 @@ export interface RatioBudgetConfig {
   windowMs?: number;
   minRetriesPerSec?: number;
   buckets?: number;
+  /** Retries always allowed at once, whatever the ratio (so sequential work gets its retries). */
+  minConcurrentRetries?: number;
 }
 
 export interface TokenBucketConfig {

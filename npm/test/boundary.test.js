@@ -156,6 +156,25 @@ test('the standalone components free their wasm memory on free() or at the end o
   assert.throws(() => policy.start(), { code: 'misuse' });
 });
 
+test('times, counts and specs are checked at the edge: a bad reading cannot freeze a policy', async () => {
+  const policy = new Policy({ seed: 1 });
+  for (const bad of [NaN, Infinity, -1, 1e300]) {
+    assert.throws(() => policy.start({}, bad), { code: 'out_of_range' }, String(bad));
+  }
+  assert.throws(() => policy.start({}, 1n), { code: 'wrong_type' });
+  assert.throws(() => new Policy({ now: () => Infinity }).start(), { code: 'out_of_range' });
+  assert.equal(await retry(() => 42, { policy }), 42, 'the policy still works');
+  assert.throws(() => policy.start({ operaton: 'x' }), { code: 'unknown_field', field: 'operaton' });
+  for (const options of [[], new Map([['maxAttempts', 1]]), new Date()]) {
+    assert.throws(() => new Policy(options), { code: 'wrong_type' });
+  }
+  const backoff = new Backoff({ strategy: 'linear', baseMs: 1, capMs: 1e8, seed: 1 });
+  for (const bad of [2 ** 32 + 1, -1, 1.9, NaN]) {
+    assert.throws(() => backoff.delayMs(bad), { code: 'out_of_range' }, String(bad));
+  }
+  assert.throws(() => parseRetryAfter('Wed, 21 Oct 2015 07:28:00 GMT', NaN), { code: 'out_of_range' });
+});
+
 test('free() releases a policy at once; using it afterwards throws, freeing twice does not', () => {
   const policy = new Policy({ seed: 1 });
   const call = policy.start({ operation: 'x' });

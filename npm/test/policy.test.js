@@ -33,7 +33,7 @@ test('a config of the wrong shape is a ConfigError too, with code and field (as 
   assert.deepEqual([wrong.code, wrong.field], ['wrong_type', 'timeouts.readMs']);
   assert.equal(wrong.message, 'timeouts.readMs: expected a whole number, got text');
   const nan = thrown(() => new Policy({ maxAttempts: NaN }));
-  assert.deepEqual([nan.code, nan.field], ['wrong_type', 'maxAttempts']);
+  assert.deepEqual([nan.code, nan.field], ['out_of_range', 'maxAttempts'], 'as Python reports a NaN');
   const fraction = thrown(() => new Policy({ maxAttempts: 1.5 }));
   const negative = thrown(() => new Policy({ maxAttempts: -1 }));
   assert.deepEqual([fraction.name, fraction.code, negative.name, negative.code], ['ConfigError', 'wrong_type', 'ConfigError', 'out_of_range']);
@@ -149,12 +149,15 @@ test('thrown errors translate to the outcomes the core classifies', () => {
   }
 });
 
-test('odd numbers on the hot path never trap: NaN, negative and huge times', () => {
+test('odd numbers on the hot path never trap: NaN, negative and huge times are refused with a code', () => {
   const policy = new Policy({ seed: 1 });
-  const call = policy.start({}, NaN);
-  assert.equal(call.beforeAttempt(-5).kind, 'proceed');
-  assert.equal(call.onOutcome({ kind: 'status', status: 503, headers: { 'retry-after': '1' } }, 1e300).kind, 'give_up');
-  assert.throws(() => call.onOutcome({ kind: 'network', network: 'no_such_kind' }), TypeError);
+  assert.throws(() => policy.start({}, NaN), { code: 'out_of_range' });
+  const call = policy.start({}, 0);
+  assert.throws(() => call.beforeAttempt(-5), { code: 'out_of_range' });
+  assert.equal(call.beforeAttempt(0).kind, 'proceed');
+  assert.throws(() => call.onOutcome({ kind: 'status', status: 503 }, 1e300), { code: 'out_of_range' });
+  assert.throws(() => call.onOutcome({ kind: 'network', network: 'no_such_kind' }), { code: 'invalid_value' });
+  assert.equal(call.onOutcome({ kind: 'status', status: 503, headers: { 'retry-after': '1' } }, 1).kind, 'retry');
   call.close();
 });
 

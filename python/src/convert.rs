@@ -160,6 +160,9 @@ pub(crate) enum Numbers {
     Plain,
     /// Values under `at` / `x_at` keys are seconds, sent as milliseconds.
     Times,
+    /// A config: as `Plain`, and an int key is its decimal text (a status
+    /// table reads `{404: "transient"}` as Python callers write it).
+    Config,
 }
 
 /// A Python value as JSON: dicts (string keys), lists, tuples, strings,
@@ -265,15 +268,25 @@ fn container(
     if let Ok(dict) = obj.cast::<PyDict>() {
         let mut map = Map::new();
         for (key, item) in dict.iter() {
-            let Ok(key) = key.cast::<PyString>() else {
-                return Err(PyValueError::Type {
-                    path: path.to_owned(),
-                    type_name: "dict with a non-string key".to_owned(),
-                });
+            let int_key = numbers == Numbers::Config
+                && key.cast::<pyo3::types::PyInt>().is_ok()
+                && key.cast::<pyo3::types::PyBool>().is_err();
+            let key_text: String = if int_key {
+                key.str().map_err(PyValueError::Python)?.to_string()
+            } else {
+                let Ok(key) = key.cast::<PyString>() else {
+                    return Err(PyValueError::Type {
+                        path: path.to_owned(),
+                        type_name: "dict with a non-string key".to_owned(),
+                    });
+                };
+                key.to_str()
+                    .map_err(|_| PyValueError::Surrogate {
+                        path: path.to_owned(),
+                    })?
+                    .to_owned()
             };
-            let key = key.to_str().map_err(|_| PyValueError::Surrogate {
-                path: path.to_owned(),
-            })?;
+            let key = key_text.as_str();
             let here = join(path, key);
             let value = from_py_within(&item, &here, numbers, open)?;
             let value = if numbers == Numbers::Times && is_instant_key(key) {

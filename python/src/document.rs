@@ -17,7 +17,7 @@ pub(crate) fn doc_of(py: Python<'_>, given: Option<&Bound<'_, PyAny>>) -> PyResu
     match given {
         None => Ok(Value::Map(Vec::new())),
         Some(obj) => {
-            let json = from_py(obj, "", Numbers::Plain).map_err(|e| value_config_error(py, e))?;
+            let json = from_py(obj, "", Numbers::Config).map_err(|e| value_config_error(py, e))?;
             Ok(Value::from(&json))
         }
     }

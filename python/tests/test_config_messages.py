@@ -51,3 +51,20 @@ def test_the_config_reads_back_in_the_python_spelling() -> None:
     assert config["backoff"]["base"] == 0.25
     assert config["timeouts"] == {"connect": 5.0, "read": 30.0, "total": 120.0}
     assert stoic.Policy(**config).config == config, "what config gives, Policy takes"
+
+
+def test_a_status_table_takes_int_keys() -> None:
+    policy = stoic.Policy(seed=1, classify={"status": {404: "transient"}})
+    assert policy.config["classify"]["status"] == {"404": "transient"}
+    wrong = _error(classify={"status": {404: "transiant"}})
+    assert (wrong.code, wrong.field) == ("invalid_value", "classify.status.404")
+
+
+def test_an_absurd_time_does_not_freeze_the_policy() -> None:
+    import math
+
+    policy = stoic.Policy(seed=1)
+    call = policy.start(math.inf, operation="op")
+    call.admit(math.inf)
+    fine = policy.start(10.0, operation="op")
+    assert fine.admit(10.0), "the policy's clock was not frozen"

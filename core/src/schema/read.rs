@@ -69,8 +69,8 @@ impl<'v> Fields<'v, '_> {
                 if found.is_some() {
                     self.check.fail_at(
                         Seg::Key(k.clone()),
-                        ConfigErrorCode::InvalidJson,
-                        format!("`{key}` is given twice"),
+                        ConfigErrorCode::InvalidValue,
+                        format!("`{key}` is given twice (in two spellings)"),
                     );
                 }
                 // Named in the dialect's own spelling even when the core's
@@ -133,17 +133,25 @@ impl<'v> Fields<'v, '_> {
                 );
                 return None;
             }
+            // A NaN or an infinity is a number out of any range (as Python
+            // reports it before the schema sees it).
+            Value::Float(_) => {
+                self.check
+                    .fail_at(seg, ConfigErrorCode::OutOfRange, "not a finite number");
+                return None;
+            }
             other => {
                 self.wrong_type(seg, "a whole number", other);
                 return None;
             }
         };
         if !(0..=max).contains(&n) {
-            self.check.fail_at(
-                seg,
-                ConfigErrorCode::OutOfRange,
-                format!("must be between 0 and {max}, got {n}"),
-            );
+            let text = if n < 0 {
+                format!("must not be negative, got {n}")
+            } else {
+                format!("is too large, got {n}")
+            };
+            self.check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
             return None;
         }
         Some(n)
@@ -280,6 +288,18 @@ impl<'v> Fields<'v, '_> {
         }
     }
 
+    /// One of a list of codes, or `None` when absent or not one of them
+    /// (the problem recorded).
+    pub fn opt_code<T: Copy>(
+        &mut self,
+        name: &'static str,
+        all: &[T],
+        code: impl Fn(&T) -> &'static str,
+    ) -> Option<T> {
+        let (seg, value) = self.take(name, false)?;
+        code_value(self.check, Some(seg), value, all, code)
+    }
+
     /// A nested section; absent is `default`.
     pub fn section<T: Section>(&mut self, name: &'static str, default: T) -> T {
         match self.take(name, false) {
@@ -332,6 +352,13 @@ impl<'v> Fields<'v, '_> {
                 None
             }
         }
+    }
+
+    /// Takes no position on the keys not read yet: for a section whose
+    /// shape depends on a value that is already wrong (an unknown `kind`),
+    /// listing the other keys as unknown would only mislead.
+    pub fn ignore_rest(&mut self) {
+        self.used.iter_mut().for_each(|used| *used = true);
     }
 
     /// Reports every key no accessor asked for.

@@ -106,9 +106,10 @@ impl Section for TripRule {
         ) {
             return d;
         }
-        let kind = f.code("kind", TripKind::ConsecutiveFailures, &TRIP_KINDS, |k| {
-            k.code()
-        });
+        let Some(kind) = f.opt_code("kind", &TRIP_KINDS, |k| k.code()) else {
+            f.ignore_rest();
+            return d;
+        };
         let compare = f.code("compare", Compare::Ge, &COMPARE, |c| c.code());
         match kind {
             TripKind::ConsecutiveFailures => TripRule::ConsecutiveFailures {
@@ -217,7 +218,11 @@ impl Section for Window {
         if !f.require("kind", false, "(\"count\" or \"time\")") {
             return d;
         }
-        match f.code("kind", WindowKind::Count, &WINDOW_KINDS, |k| k.code()) {
+        let Some(kind) = f.opt_code("kind", &WINDOW_KINDS, |k| k.code()) else {
+            f.ignore_rest();
+            return d;
+        };
+        match kind {
             WindowKind::Count => {
                 f.require("size", false, "for a count window");
                 Window::Count {
