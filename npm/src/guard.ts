@@ -148,7 +148,9 @@ export function knownOptions(options: unknown, known: Set<string>, call: string,
   for (const name in options) {
     if (!known.has(name)) {
       const who = call.slice(0, call.indexOf('('));
-      const error = new TypeError(`${who}: unknown option "${name}" (known: ${[...known].join(', ')}${hint})`);
+      const near = [...known].find((k) => distance(k.toLowerCase(), name.toLowerCase()) <= 2);
+      const guess = near === undefined ? '' : `; did you mean "${near}"?`;
+      const error = new TypeError(`${who}: unknown option "${name}"${guess} (known: ${[...known].join(', ')}${hint})`);
       throw Object.assign(error, { code: 'unknown_field', field: name });
     }
   }

@@ -48,6 +48,7 @@ test('a validator that throws during the half-open probe ends the call; the brea
 test('unknown retry() and createFetch() options are rejected at runtime', async () => {
   await assert.rejects(retry(() => 1, { retries: 3 }), /unknown option "retries"/);
   assert.throws(() => createFetch({ retries: 2 }), /unknown option "retries"/);
+  await assert.rejects(retry(() => 1, { idempotant: false }), { code: 'unknown_field', message: /did you mean "idempotent"/ });
 });
 
 test('a body cut off mid-read is a failure of that attempt: a GET is retried and the full body returned', async () => {

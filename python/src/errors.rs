@@ -6,7 +6,7 @@
 
 use pyo3::prelude::*;
 use pyo3::types::PyType;
-use stoic_core::{ConfigError, InputError};
+use stoic_core::{ConfigError, ConfigErrorCode, InputError};
 
 use crate::convert::{PyValueError, MAX_DEPTH};
 use crate::data::python_spelling;
@@ -78,29 +78,33 @@ pub(crate) fn input_error(py: Python<'_>, error: &InputError) -> PyErr {
 /// A Python value that has no JSON form, as a config error (`wrong_type`).
 pub(crate) fn value_config_error(py: Python<'_>, error: PyValueError) -> PyErr {
     let (code, message) = match &error {
-        PyValueError::Type { type_name, .. } => {
-            ("wrong_type", format!("a {type_name} has no JSON form"))
-        }
-        PyValueError::NonFinite { .. } => ("out_of_range", "not a finite number".to_owned()),
-        PyValueError::BigInt { .. } => ("out_of_range", "an integer beyond 64 bits".to_owned()),
-        PyValueError::Surrogate { .. } => {
-            ("wrong_type", "a string with a lone surrogate".to_owned())
-        }
+        PyValueError::Type { type_name, .. } => (
+            ConfigErrorCode::WrongType,
+            format!("a {type_name} has no JSON form"),
+        ),
+        PyValueError::NonFinite { .. } => (
+            ConfigErrorCode::OutOfRange,
+            "not a finite number".to_owned(),
+        ),
+        PyValueError::BigInt { .. } => (
+            ConfigErrorCode::OutOfRange,
+            "an integer beyond 64 bits".to_owned(),
+        ),
+        PyValueError::Surrogate { .. } => (
+            ConfigErrorCode::WrongType,
+            "a string with a lone surrogate".to_owned(),
+        ),
         // Not a config value at all: the input error the helpers raise too.
         PyValueError::TooDeep { .. } | PyValueError::Cyclic { .. } => {
             return value_input_error(py, error)
         }
-        PyValueError::Python(_) => ("wrong_type", String::new()),
+        PyValueError::Python(_) => (ConfigErrorCode::WrongType, String::new()),
     };
     let field = error.path().to_owned();
     if let PyValueError::Python(err) = error {
         return err;
     }
-    raise(
-        py,
-        "ConfigError",
-        (format!("{code} at `{field}`: {message}"), code, field),
-    )
+    config_error(py, &ConfigError::new(code, field, message))
 }
 
 /// A Python value that has no JSON form, as an input error for the pure
