@@ -25,6 +25,10 @@ lint-js: js-build ## tsc --noEmit over the runtime, the tests and the typed exam
 	cd $(JS_DIR) && node_modules/.bin/tsc --noEmit -p tsconfig.examples.json
 	$(CARGO) clippy --locked -p stoic-wasm --target $(WASM_TARGET) -- -D warnings
 
+.PHONY: size
+size: js-build ## What the wasm module is made of (by crate, largest functions) and what each entry and a browser app ship, gzipped
+	@python3 scripts/size.py
+
 .PHONY: bench-js
 bench-js: js-build ## JS benchmarks alone (size, overhead, decision) against cockatiel, p-retry, exponential-backoff
 	@scripts/js-bench.sh
