@@ -149,21 +149,18 @@ impl Policy {
     }
 
     /// Per-call settings to start calls with ([`CallSpec::with_overrides`]),
-    /// validated as the policy's own config would be: the errors name
+    /// checked by the same rules as the policy's own `max_attempts` and
+    /// `backoff` (the schema's `Overrides` section): the errors name
     /// `max_attempts` and `backoff.*` as a config error does.
     pub fn overrides(
         &self,
         max_attempts: Option<u32>,
         backoff: Option<BackoffSpec>,
     ) -> Result<CallOverrides, ConfigError> {
-        let mut candidate = self.config.clone();
-        if let Some(n) = max_attempts {
-            candidate.max_attempts = n;
-        }
-        if let Some(spec) = backoff {
-            candidate.backoff = spec;
-        }
-        candidate.validate()?;
+        crate::schema::validate(&crate::schema::sections::Overrides {
+            max_attempts,
+            backoff,
+        })?;
         Ok(CallOverrides {
             max_attempts,
             backoff,

@@ -32,11 +32,11 @@ export abstract class Owned {
   declare [Symbol.dispose]: () => void;
 }
 
-/** Adds `[Symbol.dispose]` (as `free`) where the runtime has the symbol. */
-export function disposable(target: { prototype: { free(): void } }): void {
+/** Adds `[Symbol.dispose]` (as the method that frees, `free` by default) where the runtime has the symbol. */
+export function disposable<P extends object>(target: { prototype: P }, free: keyof P = 'free' as keyof P): void {
   const dispose = (Symbol as { dispose?: symbol }).dispose;
   if (dispose !== undefined) {
-    Object.defineProperty(target.prototype, dispose, { value: target.prototype.free, configurable: true });
+    Object.defineProperty(target.prototype, dispose, { value: target.prototype[free], configurable: true });
   }
 }
 

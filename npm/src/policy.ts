@@ -409,7 +409,4 @@ export interface CallOverrides {
 // `using` support where the runtime has `Symbol.dispose` (Node >= 20,
 // current browsers); the method is `free()` / `close()` either way.
 disposable(Policy);
-const dispose = (Symbol as { dispose?: symbol }).dispose;
-if (dispose !== undefined) {
-  Object.defineProperty(Call.prototype, dispose, { value: Call.prototype.close, configurable: true });
-}
+disposable(Call, 'close');

@@ -89,16 +89,9 @@ fn os_seed(py: Python<'_>) -> PyResult<u64> {
 /// Fills `seed` from the OS when the caller gave none, and turns on log
 /// records when a records sink is given without saying otherwise.
 fn host_defaults(py: Python<'_>, doc: &mut Value, records: bool) -> PyResult<()> {
-    if let Value::Map(entries) = doc {
-        let has = |name: &str| entries.iter().any(|(k, v)| k == name && *v != Value::Null);
-        let (seed, log_records) = (has("seed"), has("log_records"));
-        if !seed {
-            entries.retain(|(k, _)| k != "seed");
-            entries.push(("seed".to_owned(), Value::Int(i128::from(os_seed(py)?))));
-        }
-        if records && !log_records {
-            entries.push(("log_records".to_owned(), Value::Bool(true)));
-        }
+    doc.set_default("seed", || os_seed(py).map(|s| Value::Int(i128::from(s))))?;
+    if records {
+        doc.set_default("log_records", || PyResult::Ok(Value::Bool(true)))?;
     }
     Ok(())
 }

@@ -13,11 +13,12 @@ use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+use crate::convert::read_part;
 use crate::convert::{serialize, set};
 use crate::errors::{config_error, input_error, usage_error};
-use crate::policy::{read_config, read_part};
 use crate::random;
 use crate::units::{instant, ms, opt_ms};
+use crate::value::read_config;
 
 /// A seeded backoff schedule (`new Backoff({strategy, baseMs, capMs,
 /// multiplier, seed})`); stateful for decorrelated jitter.

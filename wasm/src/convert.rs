@@ -15,7 +15,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::case::{camel_to_snake, snake_to_camel};
 use stoic_core::{InputError, InputErrorCode};
 
-use crate::errors::{input_error, shape_error};
+use crate::errors::{data_error, input_error, shape_error};
 use crate::value::{items, own_keys, MAX_DEPTH};
 
 /// The largest integer a JavaScript number holds exactly.
@@ -254,6 +254,19 @@ pub(crate) fn user_field(original: &JsValue, snake_path: &str) -> String {
         }
     }
     out.join(".")
+}
+
+/// Reads a data value the core handed out (a permit, a ticket, a stored
+/// entry, a metrics snapshot; camelCase or snake_case keys) as a core type.
+/// Plain serde_json, no field paths: the value is machine-made, and path
+/// tracking would compile every data type's parse twice.
+pub(crate) fn read_part<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
+    let text = json_of(value)?;
+    serde_json::from_str(&text).map_err(|e| {
+        let problem =
+            stoic_core::ConfigError::new(stoic_core::ConfigErrorCode::WrongType, "", e.to_string());
+        data_error(&problem, value)
+    })
 }
 
 #[cfg(test)]

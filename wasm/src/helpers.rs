@@ -11,9 +11,9 @@ use stoic_core::{Class, Method, NetworkErrorKind, WallClock};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+use crate::convert::read_part;
 use crate::convert::{serialize, set};
 use crate::errors::{input_error, usage_error};
-use crate::policy::read_part;
 use crate::random;
 use crate::text::header_pairs;
 use crate::units::{ms, opt_ms};

@@ -12,16 +12,16 @@ use stoic_core::{
 };
 
 use stoic_core::schema::sections::Overrides;
-use stoic_core::schema::{decode, Dialect, Value};
+use stoic_core::schema::{Dialect, Value};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::{json_of, serialize};
-use crate::errors::{config_error, data_error, input_error, usage_error};
+use crate::convert::serialize;
+use crate::errors::{config_error, input_error, usage_error};
 use crate::random;
 use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
 use crate::units::{instant, ms, opt_ms};
-use crate::value::{js_of, value_of};
+use crate::value::{config_doc, js_of, read_config};
 
 mod shared_state;
 
@@ -150,20 +150,8 @@ impl CorePolicy {
     /// `crypto.getRandomValues`.
     #[wasm_bindgen(constructor)]
     pub fn new(config: JsValue) -> Result<CorePolicy, JsValue> {
-        let mut doc = if config.is_undefined() || config.is_null() {
-            Value::Map(Vec::new())
-        } else {
-            value_of(&config)?
-        };
-        if let Value::Map(entries) = &mut doc {
-            let given = entries
-                .iter()
-                .any(|(k, v)| k == "seed" && *v != Value::Null);
-            if !given {
-                entries.retain(|(k, _)| k != "seed");
-                entries.push(("seed".to_owned(), Value::Int(i128::from(random::seed()?))));
-            }
-        }
+        let mut doc = config_doc(&config)?;
+        doc.set_default("seed", || random::seed().map(|s| Value::Int(i128::from(s))))?;
         let parsed = Config::from_value(&doc, Dialect::JS).map_err(|e| config_error(&e))?;
         let inner = Policy::new(parsed).map_err(|e| config_error(&e))?;
         Ok(CorePolicy {
@@ -275,8 +263,7 @@ impl CorePolicy {
         key_len: i32,
         given: JsValue,
     ) -> Result<u32, JsValue> {
-        let wire: Overrides =
-            decode(&value_of(&given)?, Dialect::JS).map_err(|e| config_error(&e))?;
+        let wire: Overrides = read_config(&given)?;
         let overrides = self
             .inner
             .overrides(wire.max_attempts, wire.backoff)
@@ -589,28 +576,4 @@ impl CorePolicy {
         keep(plan, slot, decision);
         Ok(value)
     }
-}
-
-/// Reads a data value the core handed out (a permit, a ticket, a stored
-/// entry, a metrics snapshot; camelCase or snake_case keys) as a core type.
-/// Plain serde_json, no field paths: the value is machine-made, and path
-/// tracking would compile every data type's parse twice.
-pub(crate) fn read_part<T: serde::de::DeserializeOwned>(value: &JsValue) -> Result<T, JsValue> {
-    let text = json_of(value)?;
-    serde_json::from_str(&text).map_err(|e| {
-        let problem =
-            stoic_core::ConfigError::new(stoic_core::ConfigErrorCode::WrongType, "", e.to_string());
-        data_error(&problem, value)
-    })
-}
-
-/// Reads and checks a config section (a standalone component's settings;
-/// `undefined` or `null` is all defaults) in the JavaScript dialect.
-pub(crate) fn read_config<T: stoic_core::schema::Section>(value: &JsValue) -> Result<T, JsValue> {
-    let doc = if value.is_undefined() || value.is_null() {
-        Value::Map(Vec::new())
-    } else {
-        value_of(value)?
-    };
-    decode(&doc, Dialect::JS).map_err(|e| config_error(&e))
 }

@@ -5,10 +5,11 @@ use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfi
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+use crate::convert::read_part;
 use crate::convert::serialize;
 use crate::errors::input_error;
-use crate::policy::{read_config, read_part};
 use crate::units::ms;
+use crate::value::read_config;
 
 /// Decides what a server does with a request, given what its store holds
 /// for the request's key.

@@ -6,7 +6,7 @@
 //! (`stoic_core::schema`), not the binding's.
 
 use js_sys::{Array, BigInt, Object, Reflect};
-use stoic_core::schema::Value;
+use stoic_core::schema::{decode, Dialect, Section, Value};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -153,6 +153,21 @@ pub(crate) fn items(array: &Array) -> Result<Vec<JsValue>, JsValue> {
     #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
     let length = length.clamp(0.0, f64::from(u32::MAX)) as u32;
     (0..length).map(|i| Reflect::get_u32(array, i)).collect()
+}
+
+/// A config document: `undefined` or `null` is all defaults (`{}`).
+pub(crate) fn config_doc(value: &JsValue) -> Result<Value, JsValue> {
+    if value.is_undefined() || value.is_null() {
+        Ok(Value::Map(Vec::new()))
+    } else {
+        value_of(value)
+    }
+}
+
+/// Reads and checks a config section (a standalone component's settings,
+/// a call's overrides) in the JavaScript dialect.
+pub(crate) fn read_config<T: Section>(value: &JsValue) -> Result<T, JsValue> {
+    decode(&config_doc(value)?, Dialect::JS).map_err(|e| config_error(&e))
 }
 
 /// A number: whole ones a double holds exactly are integers.

@@ -31,6 +31,30 @@ impl Value {
         }
     }
 
+    /// Sets `key` of an object to what `value` makes where it is absent or
+    /// `null` (a host's default, such as a seed it draws); a value given is
+    /// kept, and `value` is not called.
+    ///
+    /// # Errors
+    /// Whatever `value` fails with.
+    pub fn set_default<E>(
+        &mut self,
+        key: &str,
+        value: impl FnOnce() -> Result<Value, E>,
+    ) -> Result<(), E> {
+        if let Value::Map(entries) = self {
+            match entries.iter_mut().find(|(k, _)| k == key) {
+                Some((_, given)) => {
+                    if *given == Value::Null {
+                        *given = value()?;
+                    }
+                }
+                None => entries.push((key.to_owned(), value()?)),
+            }
+        }
+        Ok(())
+    }
+
     /// Parses JSON text (a config document written for Rust or the vectors).
     ///
     /// # Errors
