@@ -79,6 +79,12 @@ use window::{CallWindow, Mark};
 /// (and counted) so a host that never polls cannot grow its memory.
 pub const MAX_QUEUED_TRANSITIONS: usize = 16;
 
+/// How many unreturned permits a breaker remembers. Beyond it the oldest is
+/// forgotten, and its outcome, if it ever comes back, is ignored as if it
+/// came from an older generation: memory stays bounded when a host never
+/// hands permits back.
+pub const MAX_OUTSTANDING_PERMITS: usize = 1024;
+
 /// One scope's circuit breaker. See the [module docs](self) for the semantics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "BreakerRepr")]
@@ -90,6 +96,11 @@ pub struct Breaker {
     clock: MonotonicClamp,
     transitions: VecDeque<Transition>,
     transitions_dropped: u64,
+    /// The next permit's serial number (ids start at 1; 0 is never issued).
+    next_permit: u64,
+    /// Permits of this generation issued and not yet handed back, oldest
+    /// first: a permit counts once, when it leaves this list.
+    outstanding: VecDeque<u64>,
 }
 
 /// The serialized shape of a [`Breaker`], checked before it becomes one.
@@ -105,6 +116,10 @@ struct BreakerRepr {
     transitions: VecDeque<Transition>,
     #[serde(default)]
     transitions_dropped: u64,
+    #[serde(default)]
+    next_permit: u64,
+    #[serde(default)]
+    outstanding: VecDeque<u64>,
 }
 
 impl TryFrom<BreakerRepr> for Breaker {
@@ -132,6 +147,12 @@ impl TryFrom<BreakerRepr> for Breaker {
             transitions.pop_front();
             dropped = dropped.saturating_add(1);
         }
+        let mut outstanding = r.outstanding;
+        while outstanding.len() > MAX_OUTSTANDING_PERMITS {
+            outstanding.pop_front();
+        }
+        // Ids already handed out stay refused after a restore.
+        let issued = outstanding.iter().copied().max().unwrap_or(0);
         Ok(Breaker {
             config: r.config,
             state: r.state,
@@ -140,6 +161,8 @@ impl TryFrom<BreakerRepr> for Breaker {
             clock: r.clock,
             transitions,
             transitions_dropped: dropped,
+            next_permit: r.next_permit.max(issued.saturating_add(1)).max(1),
+            outstanding,
         })
     }
 }
@@ -185,6 +208,8 @@ impl Breaker {
             clock: MonotonicClamp::new(),
             transitions: VecDeque::new(),
             transitions_dropped: 0,
+            next_permit: 1,
+            outstanding: VecDeque::new(),
         }
     }
 
@@ -332,13 +357,52 @@ impl Breaker {
     /// The heart: one exhaustive `match (state, input)`.
     fn step(&mut self, now: Instant, input: Input) -> Effect {
         let now = self.clock.observe(now);
-        let generation = self.generation;
+        if let Input::Record { permit, .. } | Input::Release { permit } = input {
+            if !self.hand_back(permit) {
+                return Effect::Ignored;
+            }
+        }
+        let effect = self.decide(now, input);
+        if let Effect::Admitted(permit) = effect {
+            if self.outstanding.len() >= MAX_OUTSTANDING_PERMITS {
+                self.outstanding.pop_front();
+            }
+            self.outstanding.push_back(permit.id);
+        }
+        effect
+    }
+
+    /// Takes `permit` off the outstanding list: `false` when it is not on it
+    /// (from an older generation, handed back already, or never issued).
+    fn hand_back(&mut self, permit: Permit) -> bool {
+        if permit.generation != self.generation {
+            return false;
+        }
+        match self.outstanding.iter().rposition(|&id| id == permit.id) {
+            Some(at) => {
+                self.outstanding.remove(at);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// A permit of the current generation with the next serial number.
+    fn issue(&mut self, probe: bool) -> Permit {
+        let id = self.next_permit;
+        self.next_permit = self.next_permit.wrapping_add(1).max(1);
+        Permit {
+            generation: self.generation,
+            id,
+            probe,
+        }
+    }
+
+    /// The transition table, for an input whose permit (if any) is current.
+    fn decide(&mut self, now: Instant, input: Input) -> Effect {
         let half_open = self.config.half_open;
         match (self.state, input) {
-            (BreakerState::Closed { .. }, Input::Acquire) => Effect::Admitted(Permit {
-                generation,
-                probe: false,
-            }),
+            (BreakerState::Closed { .. }, Input::Acquire) => Effect::Admitted(self.issue(false)),
             (BreakerState::Open { until, .. }, Input::Acquire) => {
                 if now >= until {
                     let probe = BreakerState::HalfOpen {
@@ -346,10 +410,7 @@ impl Breaker {
                         successes: 0,
                     };
                     self.enter(now, probe, TransitionReason::CooldownElapsed);
-                    Effect::Admitted(Permit {
-                        generation: self.generation,
-                        probe: true,
-                    })
+                    Effect::Admitted(self.issue(true))
                 } else {
                     let reason = RejectReason::CircuitOpen;
                     Effect::Refused(Rejected {
@@ -371,10 +432,7 @@ impl Breaker {
                         probes_in_flight,
                         successes,
                     };
-                    Effect::Admitted(Permit {
-                        generation,
-                        probe: true,
-                    })
+                    Effect::Admitted(self.issue(true))
                 } else {
                     let reason = RejectReason::HalfOpenFull;
                     Effect::Refused(Rejected {
@@ -382,11 +440,6 @@ impl Breaker {
                         retry_at: None,
                     })
                 }
-            }
-            (_, Input::Record { permit, .. } | Input::Release { permit })
-                if permit.generation != generation =>
-            {
-                Effect::Ignored
             }
             (
                 BreakerState::Closed {
@@ -520,6 +573,7 @@ impl Breaker {
         let from = self.state.code();
         self.state = next;
         self.generation = self.generation.wrapping_add(1);
+        self.outstanding.clear();
         if let Some(w) = &mut self.window {
             w.clear();
         }

@@ -14,7 +14,7 @@ use crate::breaker::BreakerConfig;
 use crate::budget::RetryBudgetConfig;
 use crate::classify::ClassifyConfig;
 use crate::deadline::Timeouts;
-use crate::error::{ConfigError, ConfigErrorCode};
+use crate::error::ConfigError;
 use crate::record::AlertConfig;
 use crate::schema::{self, Dialect, Value};
 
@@ -163,66 +163,10 @@ impl Config {
     }
 }
 
-/// Deserializes one part of a config (a breaker, a retry budget, a backoff
-/// spec) from any serde data format, with the same error codes and field
-/// paths as [`Config::from_deserializer`]; it does not validate values.
-///
-/// Why: bindings that offer the parts as standalone components must report
-/// a malformed part exactly as they would inside a whole config.
-pub fn deserialize_part<'de, T, D>(deserializer: D) -> Result<T, ConfigError>
-where
-    T: Deserialize<'de>,
-    D: serde::Deserializer<'de>,
-    D::Error: std::fmt::Display,
-{
-    serde_path_to_error::deserialize(deserializer).map_err(|e| {
-        let path = e.path().to_string();
-        map_serde_error(
-            if path == "." { String::new() } else { path },
-            &e.inner().to_string(),
-        )
-    })
-}
-
-/// Turns a serde message into a stable code and a field path. serde's own
-/// messages for these cases are fixed strings, whatever the data format.
-fn map_serde_error(path: String, message: &str) -> ConfigError {
-    let named = |prefix: &str| -> Option<String> {
-        let rest = message.strip_prefix(prefix)?;
-        let name = rest.split('`').next()?;
-        // serde_path_to_error already ends the path with an unknown field's name.
-        Some(if path.is_empty() {
-            name.to_owned()
-        } else if path == name || path.ends_with(&format!(".{name}")) {
-            path.clone()
-        } else {
-            format!("{path}.{name}")
-        })
-    };
-    if let Some(field) = named("unknown field `") {
-        return ConfigError::new(ConfigErrorCode::UnknownField, field, message);
-    }
-    if let Some(field) = named("duplicate field `") {
-        return ConfigError::new(ConfigErrorCode::InvalidJson, field, message);
-    }
-    if let Some(field) = named("missing field `") {
-        return ConfigError::new(ConfigErrorCode::Required, field, message);
-    }
-    let code = if message.starts_with("unknown variant") {
-        ConfigErrorCode::InvalidValue
-    } else if message.starts_with("invalid value") {
-        ConfigErrorCode::OutOfRange
-    } else if message.starts_with("invalid type") || message.starts_with("invalid length") {
-        ConfigErrorCode::WrongType
-    } else {
-        ConfigErrorCode::InvalidJson
-    };
-    ConfigError::new(code, path, message)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::ConfigErrorCode;
 
     fn err(text: &str) -> ConfigError {
         Config::from_json(text).unwrap_err()
@@ -301,24 +245,6 @@ mod tests {
         )
         .unwrap();
         assert_eq!(c.classify.network.len(), 1);
-    }
-
-    #[test]
-    fn parts_report_shape_errors_like_a_whole_config() {
-        let value = serde_json::json!({"base_ms": "1s"});
-        let e = deserialize_part::<BackoffSpec, _>(value).unwrap_err();
-        assert_eq!(
-            (e.code(), e.field()),
-            (ConfigErrorCode::WrongType, "base_ms")
-        );
-        let value = serde_json::json!({"bsae_ms": 1});
-        let e = deserialize_part::<BackoffSpec, _>(value).unwrap_err();
-        assert_eq!(
-            (e.code(), e.field()),
-            (ConfigErrorCode::UnknownField, "bsae_ms")
-        );
-        let spec: BackoffSpec = deserialize_part(serde_json::json!({"base_ms": 7})).unwrap();
-        assert_eq!(spec.base_ms, 7);
     }
 
     #[test]

@@ -17,13 +17,16 @@
 
 mod check;
 mod dialect;
+mod emit;
 mod read;
+mod results;
 pub mod sections;
 mod value;
 mod write;
 
 pub use check::{Check, Seg};
 pub use dialect::{camel, Dialect, KeyCase, TimeUnit};
+pub use emit::{emit, Emit};
 pub use read::{code_value, Fields};
 pub use value::Value;
 pub use write::Out;

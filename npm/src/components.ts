@@ -26,6 +26,8 @@ import type {
 /** Permission to make one call; hand it back once. */
 export interface Permit {
   generation: number;
+  /** Serial number; a permit handed back twice, or never issued, is ignored. */
+  id: number;
   probe: boolean;
 }
 

@@ -244,3 +244,18 @@ test('retry(): operation, scope and idempotencyKey that are not strings are Type
     await assert.rejects(retry(() => 1, options), (e) => e instanceof TypeError && e.code === 'wrong_type');
   }
 });
+
+test('a permit handed back twice, or forged, counts once; a malformed one is a ConfigError naming the field', () => {
+  const breaker = new CircuitBreaker({
+    trip: { kind: 'consecutive_failures', threshold: 2 },
+    cooldownMs: 1000,
+  });
+  const { permit } = breaker.tryAcquire(0);
+  assert.equal(breaker.onFailure(1, permit), true);
+  assert.equal(breaker.onFailure(2, permit), false);
+  assert.equal(breaker.onFailure(2, { ...permit, id: permit.id + 7 }), false);
+  assert.equal(breaker.state().kind, 'closed');
+  const error = typed(() => breaker.onFailure(3, { ...permit, generation: 'x' }), 'wrong_type');
+  assert.equal(error.name, 'ConfigError');
+  assert.equal(error.field, 'generation');
+});

@@ -3,11 +3,13 @@
 use std::sync::{Mutex, PoisonError};
 
 use pyo3::prelude::*;
-use stoic_core::backoff::{BackoffSpec, SeededBackoff};
+use stoic_core::backoff::SeededBackoff;
+use stoic_core::schema::sections::SeededSpec;
 use stoic_core::schema::{decode, Dialect, Value};
 
 use crate::convert::{from_py, ms_to_secs, Numbers};
 use crate::errors::{config_error, value_config_error};
+use crate::ints::count;
 
 /// `Backoff(strategy, *, base, cap, multiplier=2.0, seed=None)`: the delay
 /// before each retry, in seconds. Stateful for decorrelated jitter, whose
@@ -29,7 +31,7 @@ impl Backoff {
         base: &Bound<'_, PyAny>,
         cap: &Bound<'_, PyAny>,
         multiplier: Option<&Bound<'_, PyAny>>,
-        seed: Option<u64>,
+        seed: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Self> {
         let mut entries = Vec::new();
         for (key, obj) in [
@@ -37,6 +39,7 @@ impl Backoff {
             ("base", Some(base)),
             ("cap", Some(cap)),
             ("multiplier", multiplier),
+            ("seed", seed),
         ] {
             if let Some(obj) = obj {
                 let value =
@@ -44,7 +47,9 @@ impl Backoff {
                 entries.push((key.to_owned(), Value::from(&value)));
             }
         }
-        let spec: BackoffSpec =
+        // The seed is checked by the core's schema, as in JavaScript: a
+        // negative or too large one is a ConfigError naming `seed`.
+        let SeededSpec { spec, seed } =
             decode(&Value::Map(entries), Dialect::PYTHON).map_err(|e| config_error(py, &e))?;
         let seed = match seed {
             Some(seed) => seed,
@@ -66,9 +71,10 @@ impl Backoff {
     }
 
     /// The delay before retry `retry` (1 for the first retry), in seconds.
-    fn delay(&self, retry: u32) -> f64 {
+    fn delay(&self, retry: &Bound<'_, PyAny>) -> PyResult<f64> {
+        let retry = count(retry, "retry")?;
         let mut backoff = self.inner.lock().unwrap_or_else(PoisonError::into_inner);
-        ms_to_secs(backoff.delay_ms(retry))
+        Ok(ms_to_secs(backoff.delay_ms(retry)))
     }
 
     /// The strategy code.

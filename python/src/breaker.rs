@@ -6,8 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::breaker::{self, Transition};
 
-use crate::convert::{instant, ms_to_secs, secs_to_ms, serde_to_py};
-use crate::document::section_of;
+use crate::convert::{instant, ms_to_secs, secs_to_ms};
+use crate::document::{py_emit, section_of};
 use crate::parts;
 
 /// Proof that an attempt was admitted; hand it back with the result.
@@ -49,7 +49,7 @@ impl Breaker {
         let result = self.lock().try_acquire(instant(now));
         match result {
             Ok(permit) => Ok(Bound::new(py, Permit { inner: permit })?.into_any()),
-            Err(rejected) => serde_to_py(py, &rejected),
+            Err(rejected) => py_emit(py, &rejected),
         }
     }
 
@@ -76,7 +76,7 @@ impl Breaker {
     #[getter]
     fn state<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let state = *self.lock().state();
-        serde_to_py(py, &state)
+        py_emit(py, &state)
     }
 
     /// The state code as of `now` (an open breaker whose cooldown ended
@@ -93,7 +93,7 @@ impl Breaker {
         };
         let list = PyList::empty(py);
         for transition in &drained {
-            list.append(serde_to_py(py, transition)?)?;
+            list.append(py_emit(py, transition)?)?;
         }
         Ok(list)
     }
@@ -101,7 +101,7 @@ impl Breaker {
     /// The sliding window's counts at `now`, if the trip rule has a window.
     fn window_counts<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Option<Bound<'py, PyAny>>> {
         let counts = self.lock().window_counts(instant(now));
-        counts.map(|c| serde_to_py(py, &c)).transpose()
+        counts.map(|c| py_emit(py, &c)).transpose()
     }
 
     /// When the breaker next changes by itself (monotonic seconds).

@@ -6,8 +6,8 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::budget::{self, BudgetEvent, RetryCost};
 
-use crate::convert::{instant, serde_to_py};
-use crate::document::section_of;
+use crate::convert::instant;
+use crate::document::{py_emit, section_of};
 use crate::errors::config_error;
 use crate::errors::usage_error;
 use crate::parts;
@@ -105,7 +105,7 @@ impl RetryBudget {
         };
         let list = PyList::empty(py);
         for event in &drained {
-            list.append(serde_to_py(py, event)?)?;
+            list.append(py_emit(py, event)?)?;
         }
         Ok(list)
     }
@@ -113,7 +113,7 @@ impl RetryBudget {
     /// Every enabled budget's status at `now`.
     fn status<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Bound<'py, PyAny>> {
         let status = self.lock().status(instant(now));
-        serde_to_py(py, &status)
+        py_emit(py, &status)
     }
 
     /// The whole state as JSON text.

@@ -7,11 +7,12 @@
 use pyo3::prelude::*;
 use stoic_core::{Admission, CallStep, Decision, GiveUp, Outcome};
 
-use crate::convert::{instant, ms_to_secs, serde_to_py};
+use crate::convert::{instant, ms_to_secs};
+use crate::document::py_emit;
 use crate::errors::{input_error, usage_error};
+use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::policy::Policy;
-use crate::status::http_status;
 
 /// The core's last answer about this call.
 #[derive(Debug)]
@@ -210,10 +211,10 @@ impl Call {
     pub(crate) fn decision<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         match &self.last {
             Last::Started => Ok(py.None().into_bound(py)),
-            Last::Admission(a) => serde_to_py(py, a),
-            Last::Decision(d) => serde_to_py(py, d),
+            Last::Admission(a) => py_emit(py, a),
+            Last::Decision(d) => py_emit(py, d),
             Last::Cancelled(g) => {
-                let value = serde_to_py(py, g)?;
+                let value = py_emit(py, g)?;
                 value.set_item("kind", "give_up")?;
                 Ok(value)
             }

@@ -1,17 +1,11 @@
-//! Python values <-> the core's serde wire form, and seconds <-> milliseconds.
+//! Python values to JSON-like data (bounded in depth, cycles refused), and
+//! the clock's seconds <-> the core's milliseconds for the numbers that
+//! cross as arguments (`now`, `duration`).
 //!
-//! The core speaks integer milliseconds with `_ms` keys; Python speaks float
-//! seconds (`time.monotonic()`, `asyncio.sleep`). One naming rule converts
-//! every value, so the binding never lists a field by hand:
-//!
-//! - out: a key `x_ms` becomes `x` with its value in seconds; a key `at` or
-//!   `x_at`, `since` or `until` (an instant) keeps its name with its value
-//!   in seconds;
-//! - in: `at` / `x_at` values go from seconds to milliseconds here; `x` keys
-//!   that the core spells `x_ms` are renamed by [`crate::schema`], which asks
-//!   the core's own deserializer which fields exist.
+//! Documents (configs, results, data handed back) are the schema's
+//! business (`crate::document`): the core's declaration of each field says
+//! which are durations, so nothing here knows a field's name.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 use serde_json::{Map, Number, Value};
@@ -38,77 +32,6 @@ pub(crate) fn secs_to_ms(secs: f64) -> u64 {
 #[allow(clippy::cast_precision_loss)]
 pub(crate) fn ms_to_secs(ms: u64) -> f64 {
     ms as f64 / 1000.0
-}
-
-/// Whether a key holds an instant (monotonic or wall milliseconds): `at`,
-/// `x_at`, and a breaker state's `since` and `until`.
-fn is_instant_key(key: &str) -> bool {
-    matches!(key, "at" | "since" | "until") || key.ends_with("_at")
-}
-
-/// A JSON number of milliseconds as float seconds (negative or fractional
-/// numbers, which the core never writes, pass through as seconds too).
-fn number_secs(n: &Number) -> f64 {
-    match n.as_u64() {
-        Some(ms) => ms_to_secs(ms),
-        None => n.as_f64().unwrap_or(0.0) / 1000.0,
-    }
-}
-
-/// A time value (number of ms, or null) in Python seconds.
-fn time_to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    match value {
-        Value::Number(n) => Ok(PyFloat::new(py, number_secs(n)).into_any()),
-        other => to_py(py, other),
-    }
-}
-
-/// The core's wire form as Python objects, with the naming rule applied.
-pub(crate) fn to_py<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, PyAny>> {
-    Ok(match value {
-        Value::Null => py.None().into_bound(py),
-        Value::Bool(b) => PyBool::new(py, *b).to_owned().into_any(),
-        Value::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                u.into_pyobject(py)?.into_any()
-            } else if let Some(i) = n.as_i64() {
-                i.into_pyobject(py)?.into_any()
-            } else {
-                PyFloat::new(py, n.as_f64().unwrap_or(f64::NAN)).into_any()
-            }
-        }
-        Value::String(s) => PyString::new(py, s).into_any(),
-        Value::Array(items) => {
-            let list = PyList::empty(py);
-            for item in items {
-                list.append(to_py(py, item)?)?;
-            }
-            list.into_any()
-        }
-        Value::Object(map) => {
-            let dict = PyDict::new(py);
-            for (key, item) in map {
-                if let Some(stem) = key.strip_suffix("_ms") {
-                    dict.set_item(stem, time_to_py(py, item)?)?;
-                } else if is_instant_key(key) {
-                    dict.set_item(key, time_to_py(py, item)?)?;
-                } else {
-                    dict.set_item(key, to_py(py, item)?)?;
-                }
-            }
-            dict.into_any()
-        }
-    })
-}
-
-/// Serializes a core value and converts it with [`to_py`].
-pub(crate) fn serde_to_py<'py, T: serde::Serialize>(
-    py: Python<'py>,
-    value: &T,
-) -> PyResult<Bound<'py, PyAny>> {
-    let wire = serde_json::to_value(value)
-        .map_err(|e| PyTypeError::new_err(format!("stoic: cannot serialize: {e}")))?;
-    to_py(py, &wire)
 }
 
 /// Why a Python value has no JSON form.
@@ -158,8 +81,6 @@ fn join(path: &str, key: &str) -> String {
 pub(crate) enum Numbers {
     /// As they are (canonical JSON, idempotency key arguments).
     Plain,
-    /// Values under `at` / `x_at` keys are seconds, sent as milliseconds.
-    Times,
     /// A config: as `Plain`, and an int key is its decimal text (a status
     /// table reads `{404: "transient"}` as Python callers write it).
     Config,
@@ -289,11 +210,6 @@ fn container(
             let key = key_text.as_str();
             let here = join(path, key);
             let value = from_py_within(&item, &here, numbers, open)?;
-            let value = if numbers == Numbers::Times && is_instant_key(key) {
-                seconds_json(value)
-            } else {
-                value
-            };
             map.insert(key.to_owned(), value);
         }
         return Ok(Value::Object(map));
@@ -314,26 +230,6 @@ fn float(f: f64, path: &str) -> Result<Value, PyValueError> {
         .ok_or_else(|| PyValueError::NonFinite {
             path: path.to_owned(),
         })
-}
-
-/// A JSON number of seconds as milliseconds (for instants and for keys the
-/// schema renames from `x` to `x_ms`); other values pass through unchanged
-/// for the core to reject with its own error. Negative numbers keep their
-/// sign so the core reports them as out of range.
-pub(crate) fn seconds_json(value: Value) -> Value {
-    match &value {
-        Value::Number(n) => match n.as_f64() {
-            Some(secs) if secs < 0.0 => {
-                let ms = (secs * 1000.0).round();
-                #[allow(clippy::cast_possible_truncation)]
-                let ms = if ms < -9.0e18 { i64::MIN } else { ms as i64 };
-                Value::Number(ms.into())
-            }
-            Some(secs) => Value::Number(secs_to_ms(secs).into()),
-            None => value,
-        },
-        _ => value,
-    }
 }
 
 /// A host monotonic reading in seconds as the core's instant.

@@ -3,11 +3,12 @@
 //! The walk itself is [`crate::convert::from_py`] (bounded in depth, cycles
 //! refused, ints beyond 64 bits refused); keys and units are the schema's
 //! business (`stoic_core::schema`, Python dialect: snake_case keys, float
-//! seconds), so nothing here knows a field's name.
+//! seconds), for configs, for results and for data handed back alike, so
+//! nothing here knows a field's name.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
-use stoic_core::schema::{decode, Dialect, Section, Value};
+use stoic_core::schema::{decode, emit, Dialect, Emit, Section, Value};
 
 use crate::convert::{from_py, Numbers};
 use crate::errors::{config_error, value_config_error};
@@ -55,4 +56,20 @@ pub(crate) fn py_of<'py>(py: Python<'py>, value: &Value) -> PyResult<Bound<'py, 
             dict.into_any()
         }
     })
+}
+
+/// A value the core hands out (a decision, an event, a status), written by
+/// the core in the Python dialect (float seconds under keys without `_ms`).
+pub(crate) fn py_emit<'py, T: Emit + ?Sized>(
+    py: Python<'py>,
+    item: &T,
+) -> PyResult<Bound<'py, PyAny>> {
+    py_of(py, &emit(item, Dialect::PYTHON))
+}
+
+/// A data value the core handed out and gets back (a stored entry, a
+/// metrics snapshot, a server hint), read by the core's declaration of it.
+pub(crate) fn data_of<T: Section>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<T> {
+    let doc = doc_of(py, Some(obj))?;
+    decode(&doc, Dialect::PYTHON).map_err(|e| config_error(py, &e))
 }

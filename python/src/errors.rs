@@ -9,7 +9,6 @@ use pyo3::types::PyType;
 use stoic_core::{ConfigError, ConfigErrorCode, InputError};
 
 use crate::convert::{PyValueError, MAX_DEPTH};
-use crate::data::python_spelling;
 
 fn error_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
     Ok(py
@@ -45,11 +44,6 @@ pub(crate) fn config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
         Ok(PyErr::from_value(value))
     })();
     raised.unwrap_or_else(|err| err)
-}
-
-/// A config error from Python-spelled input: the field in that spelling.
-pub(crate) fn py_config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
-    config_error(py, &python_spelling(error))
 }
 
 /// `stoic.InputError(message, code)` for a value the binding itself refuses

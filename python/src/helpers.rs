@@ -6,8 +6,10 @@ use pyo3::types::{PyByteArray, PyBytes};
 use stoic_core::httpdate::{format_imf_fixdate, parse_http_date_at};
 use stoic_core::key::{self, KeyHeaderForm};
 
-use crate::convert::{from_py, ms_to_secs, secs_to_ms, serde_to_py, Numbers};
+use crate::convert::{from_py, ms_to_secs, secs_to_ms, Numbers};
+use crate::document::{data_of, py_emit};
 use crate::errors::{input_error, usage_error, value_input_error};
+use crate::ints::whole;
 use crate::outcome::{header_pairs, hint};
 
 /// A Python value as JSON text (for the key helpers).
@@ -124,8 +126,8 @@ pub(crate) fn parse_http_date(value: &str, now: Option<f64>) -> Option<u64> {
 
 /// Unix seconds as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
 #[pyfunction]
-pub(crate) fn format_http_date(unix: u64) -> String {
-    format_imf_fixdate(unix)
+pub(crate) fn format_http_date(unix: &Bound<'_, PyAny>) -> PyResult<String> {
+    Ok(format_imf_fixdate(whole(unix, "unix")?))
 }
 
 /// The server's retry hint in response headers as a dict (`kind`:
@@ -138,9 +140,7 @@ pub(crate) fn server_hint<'py>(
     wall_now: Option<f64>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let pairs = header_pairs(Some(headers))?;
-    hint(&pairs, wall_now)
-        .map(|h| serde_to_py(py, &h))
-        .transpose()
+    hint(&pairs, wall_now).map(|h| py_emit(py, &h)).transpose()
 }
 
 /// The delay a hint asks for given the computed backoff (seconds), or None
@@ -151,9 +151,7 @@ pub(crate) fn hint_delay(
     hint: &Bound<'_, PyAny>,
     backoff: f64,
 ) -> PyResult<Option<f64>> {
-    let value = from_py(hint, "", Numbers::Plain).map_err(|e| value_input_error(py, e))?;
-    let hint: stoic_core::hints::ServerHint =
-        crate::data::read(value).map_err(|e| crate::errors::config_error(py, &e))?;
+    let hint: stoic_core::hints::ServerHint = data_of(py, hint)?;
     Ok(hint.delay_with_backoff(secs_to_ms(backoff)).map(ms_to_secs))
 }
 

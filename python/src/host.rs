@@ -2,7 +2,7 @@
 //! error-code table and defaults it reads once at import, and the rule each
 //! HTTP request follows. The runtime keeps no copy of either.
 
-use crate::status::http_status;
+use crate::ints::http_status;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stoic_core::host::{

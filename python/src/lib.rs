@@ -15,7 +15,6 @@ mod breaker;
 mod budget;
 mod call;
 mod convert;
-mod data;
 mod document;
 mod errors;
 mod helpers;
@@ -26,8 +25,8 @@ mod parts;
 mod policy;
 mod records;
 
+mod ints;
 mod server;
-mod status;
 
 /// The native module. `stoic/__init__.py` re-exports what users need.
 #[pymodule]

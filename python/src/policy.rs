@@ -14,12 +14,12 @@ use stoic_core::schema::{Dialect, Value};
 use stoic_core::{CallSpec, Config, Event, Method, Outcome, PolicyState};
 
 use crate::call::Call;
-use crate::convert::{instant, ms_to_secs, serde_to_py, wall};
-use crate::document::{doc_of, py_of, section_of};
+use crate::convert::{instant, ms_to_secs, wall};
+use crate::document::{doc_of, py_emit, py_of, section_of};
 use crate::errors::{config_error, input_error, usage_error};
+use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::overrides::CallOverrides;
-use crate::status::http_status;
 
 /// A validated config and the state calls share: breakers, retry budgets
 /// and metrics per scope.
@@ -135,7 +135,7 @@ fn spec<'a>(
 /// An event as a Python dict; a log event also carries the core's JSON
 /// line (`line`), the exact text every language logs.
 pub(crate) fn event_to_py<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyAny>> {
-    let value = serde_to_py(py, event)?;
+    let value = py_emit(py, event)?;
     if let Event::Log { record, .. } = event {
         value.set_item("line", record.to_json_line())?;
     }
@@ -409,19 +409,23 @@ impl Policy {
         scope: &str,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let status = self.lock().budget_status(instant(now), scope);
-        status.map(|s| serde_to_py(py, &s)).transpose()
+        status.map(|s| py_emit(py, &s)).transpose()
     }
 
     /// The metrics of every scope: `{scope: snapshot}`.
     fn metrics<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let metrics = self.lock().metrics();
-        serde_to_py(py, &metrics)
+        let dict = PyDict::new(py);
+        for (scope, snapshot) in &metrics {
+            dict.set_item(scope, py_emit(py, snapshot)?)?;
+        }
+        Ok(dict.into_any())
     }
 
     /// The metrics of all scopes added together.
     fn metrics_total<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let total = self.lock().metrics_total();
-        serde_to_py(py, &total)
+        py_emit(py, &total)
     }
 
     /// The shared state (breakers, budgets, metrics) as versioned JSON text.
@@ -436,7 +440,7 @@ impl Policy {
             .lock()
             .restore_state(state)
             .map_err(|e| input_error(py, &e))?;
-        serde_to_py(py, &report)
+        py_emit(py, &report)
     }
 
     fn __repr__(&self) -> String {

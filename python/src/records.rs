@@ -9,10 +9,10 @@ use stoic_core::record::{
     self, CallOutcome, CallSummary, LogOutcome, MetricsSnapshot, RecordEvent,
 };
 
-use crate::convert::{from_py, instant, secs_to_ms, serde_to_py, Numbers};
-use crate::data;
-use crate::document::section_of;
-use crate::errors::{py_config_error, usage_error, value_config_error};
+use crate::convert::{instant, secs_to_ms};
+use crate::document::{data_of, py_emit, section_of};
+use crate::errors::usage_error;
+use crate::ints::count;
 
 /// Metrics and alert rules for one scope: `Metrics(**config)` takes the
 /// `alerts` section of the engine config.
@@ -54,10 +54,11 @@ impl Metrics {
     fn on_call_finished(
         &self,
         now: f64,
-        retries: u32,
+        retries: &Bound<'_, PyAny>,
         outcome: &str,
         duration: f64,
     ) -> PyResult<()> {
+        let retries = count(retries, "retries")?;
         let outcome = CallOutcome::from_code(outcome).ok_or_else(|| {
             usage_error("invalid_value", format!("unknown call outcome {outcome:?}"))
         })?;
@@ -88,7 +89,7 @@ impl Metrics {
         };
         let list = PyList::empty(py);
         for event in &drained {
-            list.append(serde_to_py(py, event)?)?;
+            list.append(py_emit(py, event)?)?;
         }
         Ok(list)
     }
@@ -96,7 +97,7 @@ impl Metrics {
     /// The counters, histogram and gauge as a dict.
     fn snapshot<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
         let snapshot = self.lock().snapshot();
-        serde_to_py(py, &snapshot)
+        py_emit(py, &snapshot)
     }
 }
 
@@ -108,13 +109,10 @@ pub(crate) fn merge_metrics<'py>(
     a: &Bound<'py, PyAny>,
     b: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyAny>> {
-    let parse = |obj: &Bound<'py, PyAny>| -> PyResult<MetricsSnapshot> {
-        let value = from_py(obj, "", Numbers::Times).map_err(|e| value_config_error(py, e))?;
-        data::read(value).map_err(|e| py_config_error(py, &e))
-    };
+    let parse = |obj: &Bound<'py, PyAny>| -> PyResult<MetricsSnapshot> { data_of(py, obj) };
     let mut merged = parse(a)?;
     merged.merge(&parse(b)?);
-    serde_to_py(py, &merged)
+    py_emit(py, &merged)
 }
 
 /// One decision's log record, in the format every language writes.
@@ -134,8 +132,8 @@ impl LogRecord {
     fn new(
         wall: f64,
         operation: &str,
-        attempt: u32,
-        max_attempts: u32,
+        attempt: &Bound<'_, PyAny>,
+        max_attempts: &Bound<'_, PyAny>,
         delay: f64,
         error: Option<(String, String)>,
         strategy: &str,
@@ -148,8 +146,8 @@ impl LogRecord {
         let inner = record::LogRecord::new(
             crate::convert::wall(wall),
             operation,
-            attempt,
-            max_attempts,
+            count(attempt, "attempt")?,
+            count(max_attempts, "max_attempts")?,
             secs_to_ms(delay),
             error.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
             strategy,
@@ -166,7 +164,7 @@ impl LogRecord {
 
     /// The record as a dict (Python spelling).
     fn as_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        serde_to_py(py, &self.inner)
+        py_emit(py, &self.inner)
     }
 
     fn __str__(&self) -> String {

@@ -6,16 +6,14 @@ use pyo3::types::PyDict;
 use stoic_core::schema::{encode, Dialect};
 use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfig, StoredEntry};
 
-use crate::convert::{from_py, secs_to_ms, serde_to_py, Numbers};
-use crate::data;
-use crate::document::{py_of, section_of};
-use crate::errors::{input_error, py_config_error, value_config_error};
-use crate::status::http_status;
+use crate::convert::secs_to_ms;
+use crate::document::{data_of, py_emit, py_of, section_of};
+use crate::errors::input_error;
+use crate::ints::http_status;
 
 /// A stored entry from its dict (Python spelling: Unix seconds).
 fn entry(py: Python<'_>, stored: &Bound<'_, PyAny>) -> PyResult<StoredEntry> {
-    let value = from_py(stored, "", Numbers::Plain).map_err(|e| value_config_error(py, e))?;
-    data::read(value).map_err(|e| py_config_error(py, &e))
+    data_of(py, stored)
 }
 
 /// Server-side idempotency decisions: `ServerIdempotency(require_key=True,
@@ -65,13 +63,13 @@ impl ServerIdempotency {
             fingerprint,
             stored.as_ref(),
         );
-        serde_to_py(py, &decision)
+        py_emit(py, &decision)
     }
 
     /// The entry to record before processing a request.
     #[staticmethod]
     fn in_flight<'py>(py: Python<'py>, fingerprint: &str, now: f64) -> PyResult<Bound<'py, PyAny>> {
-        serde_to_py(py, &StoredEntry::in_flight(fingerprint, secs_to_ms(now)))
+        py_emit(py, &StoredEntry::in_flight(fingerprint, secs_to_ms(now)))
     }
 
     /// The same entry once the response (`status`) is stored.
@@ -84,7 +82,7 @@ impl ServerIdempotency {
     ) -> PyResult<Bound<'py, PyAny>> {
         let status = http_status(status)?;
         let stored = entry(py, stored)?;
-        serde_to_py(py, &stored.completed(secs_to_ms(now), status))
+        py_emit(py, &stored.completed(secs_to_ms(now), status))
     }
 }
 

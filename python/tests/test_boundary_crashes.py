@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 import stoic
+import stoic.parts
 
 
 def _cyclic_list() -> list[Any]:
@@ -76,3 +77,36 @@ def test_a_config_or_snapshot_must_be_an_object() -> None:
     with pytest.raises(stoic.InputError) as bad:
         stoic.Policy(seed=1).restore("[1, 2]")
     assert bad.value.code == "invalid_snapshot", "the same class and code as in JavaScript"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: stoic.parts.format_http_date(-1),
+        lambda: stoic.parts.format_http_date(2**64),
+        lambda: stoic.Backoff("full_jitter", base=0.1, cap=1, seed=1).delay(-1),
+        lambda: stoic.Backoff("full_jitter", base=0.1, cap=1, seed=1).delay(2**32),
+        lambda: stoic.parts.Metrics().on_call_finished(0.0, -1, "success", 0.0),
+    ],
+)
+def test_integers_out_of_range_are_input_errors_not_overflow(call: Any) -> None:
+    with pytest.raises(stoic.InputError) as caught:
+        call()
+    assert caught.value.code == "out_of_range"
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64])
+def test_a_backoff_seed_out_of_range_is_a_config_error_naming_it(seed: int) -> None:
+    with pytest.raises(stoic.ConfigError) as caught:
+        stoic.Backoff("full_jitter", base=0.1, cap=1, seed=seed)
+    assert (caught.value.code, caught.value.field) == ("out_of_range", "seed")
+
+
+def test_data_handed_back_is_read_by_the_schema_in_seconds() -> None:
+    hint = stoic.parts.server_hint({"retry-after": "2"})
+    assert hint == {"kind": "delay", "delay": 2.0, "source": "retry_after"}
+    assert stoic.parts.hint_delay(hint, 0.5) == 2.0
+    with pytest.raises(stoic.ConfigError) as caught:
+        stoic.parts.hint_delay({"kind": "delay", "delay_ms": 2000, "source": "retry_after"}, 0.5)
+    assert (caught.value.code, caught.value.field) == ("unknown_field", "delay_ms")
+    assert "write `delay`" in str(caught.value)

@@ -13,12 +13,11 @@ use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::read_part;
-use crate::convert::{serialize, set};
 use crate::errors::{config_error, input_error, usage_error};
 use crate::random;
 use crate::units::{instant, ms, opt_ms};
 use crate::value::read_config;
+use crate::value::{js_emit, read_data, set};
 
 /// A seeded backoff schedule (`new Backoff({strategy, baseMs, capMs,
 /// multiplier, seed})`); stateful for decorrelated jitter.
@@ -93,7 +92,7 @@ impl CoreBreaker {
         match self.inner.try_acquire(instant(now)) {
             Ok(permit) => {
                 set(&object, "admitted", &JsValue::TRUE);
-                set(&object, "permit", &serialize(&permit));
+                set(&object, "permit", &js_emit(&permit));
             }
             Err(rejected) => {
                 set(&object, "admitted", &JsValue::FALSE);
@@ -121,7 +120,7 @@ impl CoreBreaker {
         permit: JsValue,
         duration_ms: f64,
     ) -> Result<bool, JsValue> {
-        let permit: Permit = read_part(&permit)?;
+        let permit: Permit = read_data(&permit)?;
         Ok(self.inner.on_success(instant(now), permit, ms(duration_ms)))
     }
 
@@ -133,13 +132,13 @@ impl CoreBreaker {
         permit: JsValue,
         duration_ms: f64,
     ) -> Result<bool, JsValue> {
-        let permit: Permit = read_part(&permit)?;
+        let permit: Permit = read_data(&permit)?;
         Ok(self.inner.on_failure(instant(now), permit, ms(duration_ms)))
     }
 
     /// Returns a permit without an outcome (the call was abandoned).
     pub fn release(&mut self, permit: JsValue) -> Result<bool, JsValue> {
-        let permit: Permit = read_part(&permit)?;
+        let permit: Permit = read_data(&permit)?;
         Ok(self.inner.release(permit))
     }
 
@@ -151,7 +150,7 @@ impl CoreBreaker {
 
     /// The state with its data (`{kind: "closed", consecutiveFailures}`...).
     pub fn state(&self) -> JsValue {
-        serialize(self.inner.state())
+        js_emit(self.inner.state())
     }
 
     /// The failure-rate window's counts at `now`, or null without a window.
@@ -159,7 +158,7 @@ impl CoreBreaker {
     pub fn window_counts(&self, now: f64) -> JsValue {
         self.inner
             .window_counts(instant(now))
-            .map_or(JsValue::NULL, |c| serialize(&c))
+            .map_or(JsValue::NULL, |c| js_emit(&c))
     }
 
     /// When the state next changes by itself (ms), -1 if never.
@@ -173,7 +172,7 @@ impl CoreBreaker {
     pub fn poll_transition(&mut self) -> JsValue {
         self.inner
             .poll_transition()
-            .map_or(JsValue::UNDEFINED, |t| serialize(&t))
+            .map_or(JsValue::UNDEFINED, |t| js_emit(&t))
     }
 }
 
@@ -217,7 +216,7 @@ impl CoreBudget {
         match self.inner.try_retry(instant(now), cost) {
             Ok(ticket) => {
                 set(&object, "allowed", &JsValue::TRUE);
-                set(&object, "ticket", &serialize(&ticket));
+                set(&object, "ticket", &js_emit(&ticket));
             }
             Err(refusal) => {
                 set(&object, "allowed", &JsValue::FALSE);
@@ -233,7 +232,7 @@ impl CoreBudget {
         let ticket: Option<RetryTicket> = if ticket.is_null() || ticket.is_undefined() {
             None
         } else {
-            Some(read_part(&ticket)?)
+            Some(read_data(&ticket)?)
         };
         self.inner.on_attempt_success(instant(now), ticket);
         Ok(())
@@ -247,7 +246,7 @@ impl CoreBudget {
 
     /// The budgets' status at `now`.
     pub fn status(&self, now: f64) -> JsValue {
-        serialize(&self.inner.status(instant(now)))
+        js_emit(&self.inner.status(instant(now)))
     }
 
     /// The oldest budget event not yet polled, or `undefined`.
@@ -255,7 +254,7 @@ impl CoreBudget {
     pub fn poll_event(&mut self) -> JsValue {
         self.inner
             .poll_event()
-            .map_or(JsValue::UNDEFINED, |e| serialize(&e))
+            .map_or(JsValue::UNDEFINED, |e| js_emit(&e))
     }
 }
 
@@ -325,11 +324,11 @@ impl CoreMetrics {
     pub fn poll_event(&mut self) -> JsValue {
         self.inner
             .poll_event()
-            .map_or(JsValue::UNDEFINED, |e| serialize(&e))
+            .map_or(JsValue::UNDEFINED, |e| js_emit(&e))
     }
 
     /// The counters as a snapshot object.
     pub fn snapshot(&self) -> JsValue {
-        serialize(&self.inner.snapshot())
+        js_emit(&self.inner.snapshot())
     }
 }

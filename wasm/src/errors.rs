@@ -2,15 +2,16 @@
 //! and `field`, never strings.
 //!
 //! Every config mistake (a wrong type, an unknown key, a value out of
-//! range) is a `ConfigError`, as in Python, with every problem listed; a
-//! data value the core cannot read (a permit, a ticket) is a `TypeError`.
-//! Pure helpers reject caller data with an `InputError`.
+//! range) is a `ConfigError`, as in Python, with every problem listed, and
+//! so is a data value the core cannot read back (a permit, a ticket, a
+//! stored entry): both are read by the core's schema. Pure helpers reject
+//! caller data with an `InputError`.
 
 use js_sys::{Error, Object, TypeError};
-use stoic_core::{ConfigError, ConfigErrorCode, InputError};
+use stoic_core::{ConfigError, InputError};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::convert::{set, user_field};
+use crate::value::set;
 
 fn with_fields(error: &Error, code: &str, field: Option<&str>) -> JsValue {
     let object: &Object = error.unchecked_ref();
@@ -19,35 +20,6 @@ fn with_fields(error: &Error, code: &str, field: Option<&str>) -> JsValue {
         set(object, "field", &JsValue::from_str(field));
     }
     error.clone().into()
-}
-
-fn message(field: &str, text: &str) -> String {
-    if field.is_empty() {
-        text.to_owned()
-    } else {
-        format!("{field}: {text}")
-    }
-}
-
-/// serde_json ends its messages with `at line L column C` of the text this
-/// module wrote, not of anything the caller wrote: drop it.
-fn strip_location(message: &str) -> &str {
-    match message.rfind(" at line ") {
-        Some(at)
-            if message
-                .get(at..)
-                .is_some_and(|tail| tail.contains(" column ")) =>
-        {
-            message.get(..at).unwrap_or(message)
-        }
-        _ => message,
-    }
-}
-
-/// A `TypeError` (code `wrong_type`) for a value that is not JSON-like data.
-pub(crate) fn shape_error(field: &str, expected: &str) -> JsValue {
-    let error: Error = TypeError::new(&message(field, &format!("expected {expected}"))).into();
-    with_fields(&error, ConfigErrorCode::WrongType.as_str(), Some(field))
 }
 
 /// The core's config error: a `ConfigError` whose `code` and `field` are
@@ -69,15 +41,6 @@ pub(crate) fn config_error(error: &ConfigError) -> JsValue {
         .collect();
     set(js.unchecked_ref(), "problems", &problems);
     with_fields(&js, error.code().as_str(), Some(error.field()))
-}
-
-/// A data value (a permit, a ticket, a stored entry) the core could not
-/// read, with the field as the caller spelled it in `original`.
-pub(crate) fn data_error(error: &ConfigError, original: &JsValue) -> JsValue {
-    let field = user_field(original, error.field());
-    let text = message(&field, strip_location(error.message()));
-    let js: Error = TypeError::new(&text).into();
-    with_fields(&js, error.code().as_str(), Some(&field))
 }
 
 /// The core's rejection of caller data given to a pure helper.

@@ -11,12 +11,11 @@ use stoic_core::{Class, Method, NetworkErrorKind, WallClock};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::read_part;
-use crate::convert::{serialize, set};
 use crate::errors::{input_error, usage_error};
 use crate::random;
 use crate::text::header_pairs;
 use crate::units::{ms, opt_ms};
+use crate::value::{js_emit, read_data, set};
 
 /// The module's `WebAssembly.Memory`, where hosts write into a policy's
 /// text area (see `CorePolicy::textArea`).
@@ -115,7 +114,7 @@ pub fn server_hint_of(headers: &str, wall: f64, backoff_ms: f64) -> JsValue {
     let Some(hint) = server_hint(header_pairs(headers), wall) else {
         return JsValue::NULL;
     };
-    let value = serialize(&hint);
+    let value = js_emit(&hint);
     if backoff_ms >= 0.0 {
         let delay = hint.delay_with_backoff(ms(backoff_ms));
         let object: js_sys::Object = value.clone().into();
@@ -161,7 +160,7 @@ pub fn log_record(
         outcome,
         ms(total_duration_ms),
     );
-    let value = serialize(&record);
+    let value = js_emit(&record);
     let object: js_sys::Object = value.clone().into();
     set(&object, "line", &JsValue::from_str(&record.to_json_line()));
     set(&object, "text", &JsValue::from_str(&record.to_string()));
@@ -171,8 +170,8 @@ pub fn log_record(
 /// Two metrics snapshots merged (counters add, the newer gauge wins).
 #[wasm_bindgen(js_name = mergeMetrics)]
 pub fn merge_metrics(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
-    let mut a: MetricsSnapshot = read_part(&a)?;
-    let b: MetricsSnapshot = read_part(&b)?;
+    let mut a: MetricsSnapshot = read_data(&a)?;
+    let b: MetricsSnapshot = read_data(&b)?;
     a.merge(&b);
-    Ok(serialize(&a))
+    Ok(js_emit(&a))
 }

@@ -10,7 +10,7 @@ use stoic_core::host::{
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::set;
+use crate::value::set;
 
 /// `{ errorCodes, unknownErrorClass, keyHeader, keyForm, defaultOperation }`.
 #[wasm_bindgen(js_name = hostPolicy)]

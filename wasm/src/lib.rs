@@ -24,9 +24,7 @@
     clippy::print_stderr
 )]
 
-mod case;
 mod components;
-mod convert;
 mod errors;
 mod helpers;
 mod host;

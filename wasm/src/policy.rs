@@ -16,11 +16,11 @@ use stoic_core::schema::{Dialect, Value};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::serialize;
 use crate::errors::{config_error, input_error, usage_error};
 use crate::random;
 use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
 use crate::units::{instant, ms, opt_ms};
+use crate::value::js_emit;
 use crate::value::{config_doc, js_of, read_config};
 
 mod shared_state;
@@ -436,7 +436,7 @@ impl CorePolicy {
             .get(handle as usize)
             .and_then(Option::as_ref)
             .and_then(|slot| slot.admission.as_ref())
-            .map_or(JsValue::NULL, serialize)
+            .map_or(JsValue::NULL, js_emit)
     }
 
     /// Decides a failure without a response (`onNetwork`, `onRejected`),
@@ -561,7 +561,7 @@ impl CorePolicy {
             .get(handle as usize)
             .and_then(Option::as_ref)
             .and_then(|slot| slot.decision.as_ref())
-            .map_or(JsValue::NULL, serialize)
+            .map_or(JsValue::NULL, js_emit)
     }
 
     /// Cancels the call; returns the give-up object (`kind: "give_up"`).
@@ -572,7 +572,7 @@ impl CorePolicy {
         let slot = slot(calls, handle)?;
         let give_up = inner.cancel(instant(now), &mut slot.call);
         let decision = Decision::GiveUp(give_up);
-        let value = serialize(&decision);
+        let value = js_emit(&decision);
         keep(plan, slot, decision);
         Ok(value)
     }

@@ -5,11 +5,10 @@ use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfi
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::read_part;
-use crate::convert::serialize;
 use crate::errors::input_error;
 use crate::units::ms;
 use crate::value::read_config;
+use crate::value::{js_emit, read_data};
 
 /// Decides what a server does with a request, given what its store holds
 /// for the request's key.
@@ -41,7 +40,7 @@ impl CoreServerIdempotency {
         let stored: Option<StoredEntry> = if stored.is_null() || stored.is_undefined() {
             None
         } else {
-            Some(read_part(&stored)?)
+            Some(read_data(&stored)?)
         };
         let decision = decide(
             &self.config,
@@ -50,7 +49,7 @@ impl CoreServerIdempotency {
             fingerprint,
             stored.as_ref(),
         );
-        Ok(serialize(&decision))
+        Ok(js_emit(&decision))
     }
 }
 

@@ -6,7 +6,7 @@
 //! (`stoic_core::schema`), not the binding's.
 
 use js_sys::{Array, BigInt, Object, Reflect};
-use stoic_core::schema::{decode, Dialect, Section, Value};
+use stoic_core::schema::{decode, emit, Dialect, Emit, Section, Value};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -189,28 +189,67 @@ fn is_plain(value: &JsValue) -> Result<bool, JsValue> {
     Ok(proto.is_null() || Object::is(&proto, &Object::get_prototype_of(&Object::new())))
 }
 
-/// A document as a JavaScript value: integers beyond 2^53 become BigInts.
+/// How integers beyond 2^53 go out.
+#[derive(Clone, Copy)]
+enum BigInts {
+    /// As BigInts, exactly: a config's seed must come back as it went in.
+    Exact,
+    /// As the nearest number: results are numbers in the types (a delay,
+    /// a saturated hint), and a BigInt there would break arithmetic.
+    Nearest,
+}
+
+/// A config document as a JavaScript value: integers beyond 2^53 become BigInts.
 pub(crate) fn js_of(value: &Value) -> JsValue {
+    js_value(value, BigInts::Exact)
+}
+
+fn js_value(value: &Value, big: BigInts) -> JsValue {
     match value {
         Value::Null => JsValue::NULL,
         Value::Bool(b) => JsValue::from_bool(*b),
-        // Exact below 2^53; larger integers go out as BigInts.
+        // Exact below 2^53; larger integers by `big`.
         #[allow(clippy::cast_precision_loss)]
         Value::Int(n) if (n.unsigned_abs() as f64) <= MAX_SAFE => JsValue::from_f64(*n as f64),
-        Value::Int(n) => match (u64::try_from(*n), i64::try_from(*n)) {
-            (Ok(u), _) => BigInt::from(u).into(),
-            (_, Ok(i)) => BigInt::from(i).into(),
+        #[allow(clippy::cast_precision_loss)]
+        Value::Int(n) => match (big, u64::try_from(*n), i64::try_from(*n)) {
+            (BigInts::Nearest, _, _) => JsValue::from_f64(*n as f64),
+            (BigInts::Exact, Ok(u), _) => BigInt::from(u).into(),
+            (BigInts::Exact, _, Ok(i)) => BigInt::from(i).into(),
             _ => JsValue::NULL,
         },
         Value::Float(f) => JsValue::from_f64(*f),
         Value::Text(s) => JsValue::from_str(s),
-        Value::List(items) => items.iter().map(js_of).collect::<Array>().into(),
+        Value::List(items) => items
+            .iter()
+            .map(|item| js_value(item, big))
+            .collect::<Array>()
+            .into(),
         Value::Map(entries) => {
             let object = Object::new();
             for (key, item) in entries {
-                let _defined = Reflect::set(&object, &JsValue::from_str(key), &js_of(item));
+                set(&object, key, &js_value(item, big));
             }
             object.into()
         }
     }
+}
+
+/// A value the core hands out (a decision, an event, a status), written
+/// by the core in the JavaScript dialect.
+pub(crate) fn js_emit<T: Emit + ?Sized>(item: &T) -> JsValue {
+    js_value(&emit(item, Dialect::JS), BigInts::Nearest)
+}
+
+/// Reads a data value the core handed out and gets back (a permit, a
+/// ticket, a stored entry, a metrics snapshot) by the core's declaration
+/// of it, in the JavaScript dialect (the core's snake_case accepted).
+pub(crate) fn read_data<T: Section>(value: &JsValue) -> Result<T, JsValue> {
+    decode(&value_of(value)?, Dialect::JS).map_err(|e| config_error(&e))
+}
+
+/// Sets `object[key] = value` on a plain object (cannot fail there).
+pub(crate) fn set(object: &Object, key: &str, value: &JsValue) {
+    // Defining a data property on a plain, extensible object never throws.
+    let _defined = Reflect::set(object, &JsValue::from_str(key), value);
 }

@@ -88,6 +88,11 @@ impl BreakerStateCode {
 pub struct Permit {
     /// The breaker generation the permit was issued in.
     pub generation: u64,
+    /// The permit's serial number (from 1, never reused by a breaker): a
+    /// permit handed back twice, or one the breaker never issued, is
+    /// ignored instead of counted again.
+    #[serde(default)]
+    pub id: u64,
     /// Whether the call is a half-open probe (it holds a probe slot).
     pub probe: bool,
 }

@@ -247,6 +247,7 @@ fn release_frees_a_probe_slot_and_records_nothing() {
     );
     let forged = Permit {
         generation: b.generation(),
+        id: 0,
         probe: false,
     };
     assert!(!b.release(forged));
@@ -472,4 +473,65 @@ fn merge_window_sums_time_buckets() {
     let count = rate_config(Window::Count { size: 4 }, 0.5, 4, Compare::Ge);
     assert!(!Breaker::new(count.clone()).merge_window(&Breaker::new(count)));
     assert!(!a.merge_window(&Breaker::new(BreakerConfig::default())));
+}
+
+#[test]
+fn a_permit_counts_once() {
+    let mut b = Breaker::new(BreakerConfig {
+        trip: TripRule::ConsecutiveFailures {
+            threshold: 2,
+            compare: Compare::Ge,
+        },
+        cooldown_ms: 1000,
+        ..BreakerConfig::default()
+    });
+    let permit = b.try_acquire(at(0)).unwrap();
+    assert!(b.on_failure(at(1), permit, 0));
+    // Reported again, or under a serial number never issued: ignored.
+    assert!(!b.on_failure(at(2), permit, 0));
+    let forged = Permit {
+        id: permit.id + 100,
+        ..permit
+    };
+    assert!(!b.on_failure(at(2), forged, 0));
+    assert_eq!(b.state_at(at(3)), BreakerStateCode::Closed);
+}
+
+#[test]
+fn a_probe_handed_back_twice_frees_one_slot() {
+    let mut b = Breaker::new(BreakerConfig {
+        trip: TripRule::ConsecutiveFailures {
+            threshold: 1,
+            compare: Compare::Ge,
+        },
+        cooldown_ms: 1000,
+        half_open: HalfOpenConfig {
+            max_probes: 1,
+            success_threshold: 2,
+        },
+    });
+    fail(&mut b, 0).unwrap();
+    let probe = b.try_acquire(at(1000)).unwrap();
+    assert!(b.on_success(at(1001), probe, 0));
+    // A second success report of the same probe must not close the breaker.
+    assert!(!b.on_success(at(1002), probe, 0));
+    assert_eq!(b.state_at(at(1003)), BreakerStateCode::HalfOpen);
+    let second = b.try_acquire(at(1003)).unwrap();
+    assert!(b.release(second));
+    assert!(!b.release(second));
+    assert!(b.try_acquire(at(1004)).is_ok());
+    assert!(b.try_acquire(at(1004)).is_err());
+}
+
+#[test]
+fn unreturned_permits_stay_bounded() {
+    let mut b = Breaker::new(BreakerConfig::default());
+    let first = b.try_acquire(at(0)).unwrap();
+    for _ in 0..super::MAX_OUTSTANDING_PERMITS {
+        b.try_acquire(at(0)).unwrap();
+    }
+    // The oldest was forgotten: its report is ignored, the newest counts.
+    assert!(!b.on_success(at(1), first, 0));
+    let last = b.try_acquire(at(1)).unwrap();
+    assert!(b.on_success(at(2), last, 0));
 }

@@ -6,6 +6,7 @@ use super::check::{Check, Seg};
 use super::dialect::{core_key, TimeUnit};
 use super::value::Value;
 use super::Section;
+use crate::time::Instant;
 
 /// Reads `value` as the section `T` at the check's current path.
 pub(crate) fn section<T: Section>(check: &mut Check, value: &Value) -> T {
@@ -117,44 +118,7 @@ impl<'v> Fields<'v, '_> {
 
     /// An integer in `0..=max`.
     fn integer(&mut self, seg: Seg, value: &Value, max: i128) -> Option<i128> {
-        let n = match value {
-            Value::Int(n) => *n,
-            Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => {
-                // Whole and within i128: the cast is exact.
-                #[allow(clippy::cast_possible_truncation)]
-                let n = *f as i128;
-                n
-            }
-            Value::Float(f) if f.is_finite() => {
-                self.check.fail_at(
-                    seg,
-                    ConfigErrorCode::WrongType,
-                    format!("expected a whole number, got {f}"),
-                );
-                return None;
-            }
-            // A NaN or an infinity is a number out of any range (as Python
-            // reports it before the schema sees it).
-            Value::Float(_) => {
-                self.check
-                    .fail_at(seg, ConfigErrorCode::OutOfRange, "not a finite number");
-                return None;
-            }
-            other => {
-                self.wrong_type(seg, "a whole number", other);
-                return None;
-            }
-        };
-        if !(0..=max).contains(&n) {
-            let text = if n < 0 {
-                format!("must not be negative, got {n}")
-            } else {
-                format!("is too large, got {n}")
-            };
-            self.check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
-            return None;
-        }
-        Some(n)
+        integer(self.check, seg, value, max)
     }
 
     /// An unsigned 32-bit field.
@@ -186,6 +150,66 @@ impl<'v> Fields<'v, '_> {
                 .integer(seg, v, U64_MAX)
                 .and_then(|n| u64::try_from(n).ok())
                 .or(default),
+        }
+    }
+
+    /// An unsigned 64-bit field; absent is `default`.
+    pub fn u64(&mut self, name: &'static str, default: u64) -> u64 {
+        match self.take(name, false) {
+            None => default,
+            Some((seg, v)) => self
+                .integer(seg, v, U64_MAX)
+                .and_then(|n| u64::try_from(n).ok())
+                .unwrap_or(default),
+        }
+    }
+
+    /// A list of unsigned 64-bit integers; absent is empty.
+    pub fn u64s(&mut self, name: &'static str) -> Vec<u64> {
+        let mut out = Vec::new();
+        let Some((seg, value)) = self.take(name, false) else {
+            return out;
+        };
+        match value {
+            Value::List(items) => self.check.within(seg, |c| {
+                for (i, item) in items.iter().enumerate() {
+                    let n = integer(c, Seg::Index(i), item, U64_MAX);
+                    out.extend(n.and_then(|n| u64::try_from(n).ok()));
+                }
+            }),
+            other => self.wrong_type(seg, "a list", other),
+        }
+        out
+    }
+
+    /// A text; absent is `default`.
+    pub fn text(&mut self, name: &'static str, default: &str) -> String {
+        match self.take(name, false) {
+            None => default.to_owned(),
+            Some((_, Value::Text(text))) => text.clone(),
+            Some((seg, other)) => {
+                self.wrong_type(seg, "a string", other);
+                default.to_owned()
+            }
+        }
+    }
+
+    /// An instant under a key without a unit (`at`, `retry_at`): integer ms,
+    /// or float seconds in Python; absent is `default`.
+    pub fn instant(&mut self, name: &'static str, default: Instant) -> Instant {
+        match self.take(name, false) {
+            None => default,
+            Some((seg, v)) => self
+                .duration_value(seg, v)
+                .map_or(default, Instant::from_millis),
+        }
+    }
+
+    /// An instant that may be absent or `null`.
+    pub fn opt_instant(&mut self, name: &'static str) -> Option<Instant> {
+        match self.take(name, false) {
+            None | Some((_, Value::Null)) => None,
+            Some((seg, v)) => self.duration_value(seg, v).map(Instant::from_millis),
         }
     }
 
@@ -249,7 +273,10 @@ impl<'v> Fields<'v, '_> {
                     }
                 };
                 let ms = (seconds * 1000.0).round();
-                if seconds < 0.0 || ms > 9.0e15 {
+                // Up to the core's largest time (u64 ms, where a saturated
+                // value handed out comes back); each section bounds its own
+                // settings far below it.
+                if seconds < 0.0 || ms > 18_446_744_073_709_551_615.0 {
                     self.check.fail_at(
                         seg,
                         ConfigErrorCode::OutOfRange,
@@ -265,7 +292,7 @@ impl<'v> Fields<'v, '_> {
                     );
                     return None;
                 }
-                // Whole, non-negative and below 2^53: the cast is exact.
+                // Whole and non-negative: the cast saturates at u64::MAX.
                 #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)]
                 Some(ms as u64)
             }
@@ -391,6 +418,51 @@ impl<'v> Fields<'v, '_> {
             );
         }
     }
+}
+
+/// `value` as an integer in `0..=max`, or the problem recorded at `seg`.
+fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128> {
+    let n = match value {
+        Value::Int(n) => *n,
+        Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => {
+            // Whole and within i128: the cast is exact.
+            #[allow(clippy::cast_possible_truncation)]
+            let n = *f as i128;
+            n
+        }
+        Value::Float(f) if f.is_finite() => {
+            check.fail_at(
+                seg,
+                ConfigErrorCode::WrongType,
+                format!("expected a whole number, got {f}"),
+            );
+            return None;
+        }
+        // A NaN or an infinity is a number out of any range (as Python
+        // reports it before the schema sees it).
+        Value::Float(_) => {
+            check.fail_at(seg, ConfigErrorCode::OutOfRange, "not a finite number");
+            return None;
+        }
+        other => {
+            check.fail_at(
+                seg,
+                ConfigErrorCode::WrongType,
+                format!("expected a whole number, got {}", other.kind()),
+            );
+            return None;
+        }
+    };
+    if !(0..=max).contains(&n) {
+        let text = if n < 0 {
+            format!("must not be negative, got {n}")
+        } else {
+            format!("is too large, got {n}")
+        };
+        check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
+        return None;
+    }
+    Some(n)
 }
 
 /// `value` as one of `all`'s codes, or an `invalid_value` problem at `seg`

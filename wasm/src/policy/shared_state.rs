@@ -5,9 +5,9 @@ use stoic_core::{InputError, InputErrorCode, Instant, PolicyState};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::convert::{serialize, set};
 use crate::errors::input_error;
 use crate::units::{instant, opt_ms};
+use crate::value::{js_emit, set};
 
 use super::CorePolicy;
 
@@ -31,7 +31,7 @@ impl CorePolicy {
         let Some(event) = self.inner.poll_event() else {
             return JsValue::UNDEFINED;
         };
-        let value = serialize(&event);
+        let value = js_emit(&event);
         if let stoic_core::Event::Log { record, .. } = &event {
             if let Ok(object) = js_sys::Reflect::get(&value, &JsValue::from_str("record")) {
                 let object: js_sys::Object = object.into();
@@ -71,14 +71,14 @@ impl CorePolicy {
     pub fn budget_status(&self, now: f64, scope: &str) -> JsValue {
         self.inner
             .budget_status(instant(now), scope)
-            .map_or(JsValue::NULL, |s| serialize(&s))
+            .map_or(JsValue::NULL, |s| js_emit(&s))
     }
 
     /// Metrics per scope: an object keyed by scope name (names kept as given).
     pub fn metrics(&self) -> JsValue {
         let object = js_sys::Object::new();
         for (scope, snapshot) in self.inner.metrics() {
-            set(&object, &scope, &serialize(&snapshot));
+            set(&object, &scope, &js_emit(&snapshot));
         }
         object.into()
     }
@@ -86,7 +86,7 @@ impl CorePolicy {
     /// Metrics of all scopes added together.
     #[wasm_bindgen(js_name = metricsTotal)]
     pub fn metrics_total(&self) -> JsValue {
-        serialize(&self.inner.metrics_total())
+        js_emit(&self.inner.metrics_total())
     }
 
     /// The shared state as versioned JSON text (the core's wire form, the
@@ -112,6 +112,6 @@ impl CorePolicy {
             .inner
             .restore_state(state)
             .map_err(|e| input_error(&e))?;
-        Ok(serialize(&report))
+        Ok(js_emit(&report))
     }
 }

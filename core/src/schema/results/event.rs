@@ -1,0 +1,78 @@
+//! Policy events and log records.
+
+use crate::event::Event;
+use crate::record::{LogError, LogRecord};
+use crate::schema::{Emit, Out};
+
+impl Emit for Event {
+    fn emit(&self, o: &mut Out) {
+        o.code("kind", self.code());
+        match self {
+            Event::BreakerTransition {
+                scope,
+                from,
+                to,
+                at,
+                reason,
+            } => {
+                o.text("scope", scope);
+                o.code("from", from.code());
+                o.code("to", to.code());
+                o.instant("at", *at);
+                o.code("reason", reason.code());
+            }
+            Event::BudgetExhausted {
+                scope,
+                budget,
+                at,
+                message,
+            } => {
+                o.text("scope", scope);
+                o.code("budget", budget.code());
+                o.instant("at", *at);
+                o.text("message", message);
+            }
+            Event::AlertChanged {
+                scope,
+                rule,
+                from,
+                to,
+                value,
+                threshold,
+                at,
+            } => {
+                o.text("scope", scope);
+                o.code("rule", rule.code());
+                o.code("from", from.code());
+                o.code("to", to.code());
+                o.float("value", *value);
+                o.float("threshold", *threshold);
+                o.instant("at", *at);
+            }
+            Event::Log { scope, record } => {
+                o.text("scope", scope);
+                o.section("record", record);
+            }
+        }
+    }
+}
+
+impl Emit for LogError {
+    fn emit(&self, o: &mut Out) {
+        o.text("code", &self.code);
+        o.text("message", &self.message);
+    }
+}
+
+impl Emit for LogRecord {
+    fn emit(&self, o: &mut Out) {
+        o.text("timestamp", &self.timestamp);
+        o.text("operation", &self.operation);
+        o.text("attempt", &self.attempt);
+        o.duration("delay", self.delay_ms);
+        o.opt_section("error", self.error.as_ref());
+        o.text("strategy", &self.strategy);
+        o.code("outcome", self.outcome.code());
+        o.duration("total_duration", self.total_duration_ms);
+    }
+}

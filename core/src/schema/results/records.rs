@@ -1,0 +1,116 @@
+//! Metrics snapshots (handed out and merged back), alerts and their events.
+
+use crate::error::ConfigErrorCode;
+use crate::record::{
+    Alert, BreakerGauge, HistogramSnapshot, MetricsSnapshot, RecordEvent, RETRY_DURATION_BUCKETS,
+};
+use crate::schema::{Check, Emit, Fields, Out, Section, Seg};
+
+impl Section for HistogramSnapshot {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        let got = f.u64s("counts");
+        let mut counts = [0; RETRY_DURATION_BUCKETS];
+        if got.len() == RETRY_DURATION_BUCKETS {
+            counts.copy_from_slice(&got);
+        } else if f.has("counts", false) {
+            f.check().fail_at(
+                Seg::field("counts"),
+                ConfigErrorCode::InvalidValue,
+                format!(
+                    "expected {RETRY_DURATION_BUCKETS} bucket counts, got {}",
+                    got.len()
+                ),
+            );
+        }
+        HistogramSnapshot {
+            counts,
+            sum_ms: f.duration("sum", 0),
+            count: f.u64("count", 0),
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.uints("counts", self.counts);
+        o.duration("sum", self.sum_ms);
+        o.uint("count", self.count);
+    }
+
+    fn check(&self, _: &mut Check) {}
+}
+
+impl Section for MetricsSnapshot {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        let gauge = f.u64("circuit_breaker_state", 0);
+        let circuit_breaker_state = u8::try_from(gauge)
+            .ok()
+            .and_then(BreakerGauge::from_value)
+            .unwrap_or_else(|| {
+                f.check().fail_at(
+                    Seg::field("circuit_breaker_state"),
+                    ConfigErrorCode::InvalidValue,
+                    format!("must be 0 (closed), 1 (half open) or 2 (open), got {gauge}"),
+                );
+                BreakerGauge::Closed
+            });
+        MetricsSnapshot {
+            as_of_ms: f.duration("as_of", 0),
+            calls_total: f.u64("calls_total", 0),
+            attempts_total: f.u64("attempts_total", 0),
+            retry_total: f.u64("retry_total", 0),
+            retry_attempts_total: f.u64("retry_attempts_total", 0),
+            retry_success: f.u64("retry_success", 0),
+            retry_exhausted: f.u64("retry_exhausted", 0),
+            gave_up_total: f.u64("gave_up_total", 0),
+            retry_duration: f.section("retry_duration", HistogramSnapshot::default()),
+            circuit_breaker_state,
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.duration("as_of", self.as_of_ms);
+        o.uint("calls_total", self.calls_total);
+        o.uint("attempts_total", self.attempts_total);
+        o.uint("retry_total", self.retry_total);
+        o.uint("retry_attempts_total", self.retry_attempts_total);
+        o.uint("retry_success", self.retry_success);
+        o.uint("retry_exhausted", self.retry_exhausted);
+        o.uint("gave_up_total", self.gave_up_total);
+        o.section("retry_duration", &self.retry_duration);
+        o.uint("circuit_breaker_state", self.circuit_breaker_state.value());
+    }
+
+    fn check(&self, _: &mut Check) {}
+}
+
+impl Emit for Alert {
+    fn emit(&self, o: &mut Out) {
+        o.code("level", self.level.code());
+        o.code("rule", self.rule.code());
+        o.float("value", self.value);
+        o.float("threshold", self.threshold);
+        o.instant("at", self.at);
+    }
+}
+
+impl Emit for RecordEvent {
+    fn emit(&self, o: &mut Out) {
+        match *self {
+            RecordEvent::AlertChanged {
+                rule,
+                from,
+                to,
+                value,
+                threshold,
+                at,
+            } => {
+                o.code("kind", "alert_changed");
+                o.code("rule", rule.code());
+                o.code("from", from.code());
+                o.code("to", to.code());
+                o.float("value", value);
+                o.float("threshold", threshold);
+                o.instant("at", at);
+            }
+        }
+    }
+}
