@@ -50,7 +50,7 @@ mod token_bucket;
 pub use crate::ring::{BucketRing, MAX_BUCKETS};
 pub use composed::{
     BudgetEvent, BudgetStatus, GrpcStatus, RatioStatus, Refusal, RetryBudget, RetryBudgetConfig,
-    RetryTicket, RunCapStatus, TokenBucketStatus, EVENT_QUEUE_CAPACITY,
+    RetryTicket, RunCapStatus, TokenBucketStatus, EVENT_QUEUE_CAPACITY, MAX_OPEN_TICKETS,
 };
 pub use grpc::{GrpcThrottle, GrpcThrottleConfig, MAX_GRPC_TOKENS};
 pub use ratio::{

@@ -27,6 +27,8 @@ const EXPECT_KEYS: [&str; 8] = [
 struct Runner {
     budget: RetryBudget,
     tickets: BTreeMap<String, RetryTicket>,
+    /// The ticket each call's last `success_after_retry` ended.
+    ended: BTreeMap<String, RetryTicket>,
     steps_run: usize,
 }
 
@@ -82,6 +84,14 @@ impl Runner {
                     ticket.is_some(),
                     "{here}: success_after_retry without a ticket"
                 );
+                self.budget.on_attempt_success(now, ticket);
+                if let Some(ticket) = ticket {
+                    self.ended.insert(call, ticket);
+                }
+            }
+            ("success_after_retry_again", None) => {
+                let ticket = self.ended.get(&call).copied();
+                assert!(ticket.is_some(), "{here}: nothing ended to hand back again");
                 self.budget.on_attempt_success(now, ticket);
             }
             ("reconfigure", None) => {
@@ -152,6 +162,7 @@ fn scenarios() {
         let mut runner = Runner {
             budget,
             tickets: BTreeMap::new(),
+            ended: BTreeMap::new(),
             steps_run: 0,
         };
         runner.run(scenario["steps"].as_array().unwrap(), id);

@@ -6,7 +6,7 @@
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
 import * as core from './core.js';
-import { count, flag, jsonText, optionalText, record, text, time } from './guard.js';
+import { count, flag, jsonText, oneOf, optionalText, record, text, time } from './guard.js';
 import type {
   AlertConfig,
   AlertLevel,
@@ -22,6 +22,10 @@ import type {
   MetricsSnapshot,
   RetryBudgetConfig,
 } from './types.js';
+
+/** The codes the core accepts, checked here so the error names the field. */
+const RETRY_COSTS = oneOf(['normal', 'timeout', 'throttling']);
+const CALL_OUTCOMES = oneOf(['success', 'exhausted', 'gave_up']);
 
 /** Permission to make one call; hand it back once. */
 export interface Permit {
@@ -96,8 +100,13 @@ export class CircuitBreaker extends Owned {
 }
 
 export type RetryCost = 'normal' | 'timeout' | 'throttling';
+/** A granted retry; hand it back once (a second time, or forged, it is ignored). */
 export interface RetryTicket {
+  /** Serial number. */
+  id: number;
   tokenCost: number | null;
+  /** The ratio budget's concurrency-floor slot, when the retry was granted on the floor. */
+  floorSlot?: number;
 }
 export type BudgetAnswer = { allowed: true; ticket: RetryTicket } | { allowed: false; refusedBy: BudgetKind };
 export interface BudgetEvent {
@@ -126,7 +135,7 @@ export class RetryBudget extends Owned {
   }
 
   tryRetry(now: number, cost: RetryCost = 'normal'): BudgetAnswer {
-    return this.inner.tryRetry(time(now, 'now'), text(cost, 'cost')) as BudgetAnswer;
+    return this.inner.tryRetry(time(now, 'now'), RETRY_COSTS(cost, 'cost') as string) as BudgetAnswer;
   }
 
   onAttemptSuccess(now: number, ticket: RetryTicket | null = null): void {
@@ -180,7 +189,7 @@ export class Metrics extends Owned {
     this.inner.onCallFinished(
       time(now, 'now'),
       count(given.retries, 'summary.retries'),
-      text(given.outcome, 'summary.outcome'),
+      CALL_OUTCOMES(given.outcome, 'summary.outcome') as string,
       time(given.durationMs, 'summary.durationMs'),
     );
   }

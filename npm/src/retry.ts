@@ -6,7 +6,17 @@
  */
 import type { Attempt } from './attempt.js';
 import { outcomeOfError } from './classify.js';
-import { callable, checkOptions, flag, knownOptions, type OptionCheck, optionalSignal, text } from './guard.js';
+import {
+  callable,
+  checkOptions,
+  flag,
+  invalidValue,
+  knownOptions,
+  type OptionCheck,
+  optionalSignal,
+  shown,
+  text,
+} from './guard.js';
 import { isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
 import { Policy, policyOption, startNamed } from './policy.js';
 import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
@@ -38,7 +48,7 @@ export interface RetryOptions<T> {
    * `Outcome` (`{ kind: 'status', status: 503 }`, `{ kind: 'network',
    * network: 'connect_refused' }`); `undefined` uses the default mapping.
    */
-  classify?: (error: unknown) => Outcome | { class: OutcomeClass; detail?: string } | undefined;
+  classify?: (error: unknown) => Outcome | { class: OutcomeClass; detail?: string } | OutcomeClass | undefined;
   /** Inspects a returned value; a `Rejection` makes it a failure of that class. */
   validate?: (value: T) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
@@ -188,10 +198,18 @@ function verdictOf(rejection: Rejection | undefined | void, value: unknown): Out
 
 /** A `classify` answer as an outcome: `{ class }` alone is an error of that class. */
 function custom(
-  answer: Outcome | { class: OutcomeClass; detail?: string } | undefined,
+  answer: Outcome | { class: OutcomeClass; detail?: string } | OutcomeClass | undefined,
   thrown: unknown,
 ): Outcome | undefined {
   if (answer === undefined || answer === null) return undefined;
+  // A class code alone (`'transient'`, as a Python classifier returns it).
+  if (typeof answer === 'string') return custom({ class: answer }, thrown);
+  if (typeof answer !== 'object') {
+    throw invalidValue(
+      `classify must return an outcome, { class }, a class code or undefined, not ${shown(answer)}`,
+      'classify',
+    );
+  }
   if ('kind' in answer) return answer;
   const fallback = outcomeOfError(thrown);
   const detail = answer.detail ?? ('detail' in fallback ? fallback.detail : undefined);

@@ -259,6 +259,12 @@ export interface GiveUpFields {
   retryAt: number | null;
   /** Text for a caller (or an agent) that can reason about the failure. */
   observation: string;
+  /**
+   * Whether the last failure was retryable and the call stopped for another
+   * reason (attempts, deadline, breaker, budget). False for `not_retryable`
+   * and `not_idempotent`, where retry() rethrows the caller's own error.
+   */
+  wasRetryable: boolean;
 }
 
 export type Admission =

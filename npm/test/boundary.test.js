@@ -259,3 +259,27 @@ test('a permit handed back twice, or forged, counts once; a malformed one is a C
   assert.equal(error.name, 'ConfigError');
   assert.equal(error.field, 'generation');
 });
+
+test('a classify hook may answer with a class code; any other non-object is a typed error', async () => {
+  let calls = 0;
+  const result = await retry(
+    () => {
+      calls += 1;
+      if (calls < 2) throw new Error('busy');
+      return 'ok';
+    },
+    { operation: 'op', classify: () => 'transient', backoff: { strategy: 'none' } },
+  );
+  assert.equal(result, 'ok');
+  await assert.rejects(
+    retry(() => { throw new Error('x'); }, { operation: 'op', classify: () => 42 }),
+    (error) => error.code === 'invalid_value' && error.field === 'classify',
+  );
+});
+
+test('a whole number beyond 2^53 in a config is refused (pass a BigInt), so config() always stringifies', () => {
+  const error = typed(() => new Policy({ seed: 2 ** 60 }), 'out_of_range');
+  assert.equal(error.name, 'ConfigError');
+  assert.equal(error.field, 'seed');
+  assert.doesNotThrow(() => JSON.stringify(new Policy().config()));
+});

@@ -13,7 +13,7 @@ function runSteps(state, steps, at) {
       return;
     }
     state.steps += 1;
-    const { budget, tickets } = state;
+    const { budget, tickets, ended } = state;
     const now = step.t_ms;
     const call = step.call ?? '';
     let answer;
@@ -32,6 +32,11 @@ function runSteps(state, steps, at) {
       const ticket = tickets.get(call);
       assert.ok(ticket, `${here}: success_after_retry without a ticket`);
       tickets.delete(call);
+      budget.onAttemptSuccess(now, ticket);
+      ended.set(call, ticket);
+    } else if (step.op === 'success_after_retry_again') {
+      const ticket = ended.get(call);
+      assert.ok(ticket, `${here}: nothing ended to hand back again`);
       budget.onAttemptSuccess(now, ticket);
     } else if (step.op === 'reconfigure') {
       budget.reconfigure(camel(step.config));
@@ -62,7 +67,7 @@ function runSteps(state, steps, at) {
 export function runBudget(name, doc) {
   let steps = 0;
   for (const scenario of doc.scenarios) {
-    const state = { budget: new RetryBudget(camel(scenario.config)), tickets: new Map(), steps: 0 };
+    const state = { budget: new RetryBudget(camel(scenario.config)), tickets: new Map(), ended: new Map(), steps: 0 };
     runSteps(state, scenario.steps, scenario.id);
     assert.ok(state.steps > 0, `${scenario.id}: no steps`);
     steps += state.steps;

@@ -6,9 +6,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::breaker::{self, Transition};
 
-use crate::convert::{instant, ms_to_secs, secs_to_ms};
+use crate::convert::ms_to_secs;
 use crate::document::{py_emit, section_of};
 use crate::parts;
+use crate::seconds::Secs;
 
 /// Proof that an attempt was admitted; hand it back with the result.
 #[pyclass(frozen, module = "stoic._stoic")]
@@ -45,8 +46,8 @@ impl Breaker {
 
     /// Admits an attempt: a `Permit`, or the rejection as a dict
     /// (`reason`, `retry_at`).
-    fn acquire<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Bound<'py, PyAny>> {
-        let result = self.lock().try_acquire(instant(now));
+    fn acquire<'py>(&self, py: Python<'py>, now: Secs) -> PyResult<Bound<'py, PyAny>> {
+        let result = self.lock().try_acquire(now.instant("now")?);
         match result {
             Ok(permit) => Ok(Bound::new(py, Permit { inner: permit })?.into_any()),
             Err(rejected) => py_emit(py, &rejected),
@@ -54,17 +55,17 @@ impl Breaker {
     }
 
     /// Reports a success; whether it counted (a stale permit does not).
-    #[pyo3(signature = (now, permit, duration=0.0))]
-    fn on_success(&self, now: f64, permit: &Permit, duration: f64) -> bool {
-        self.lock()
-            .on_success(instant(now), permit.inner, secs_to_ms(duration))
+    #[pyo3(signature = (now, permit, duration=Secs::ZERO), text_signature = "($self, now, permit, duration=0.0)")]
+    fn on_success(&self, now: Secs, permit: &Permit, duration: Secs) -> PyResult<bool> {
+        let (now, duration) = (now.instant("now")?, duration.ms("duration")?);
+        Ok(self.lock().on_success(now, permit.inner, duration))
     }
 
     /// Reports a failure; whether it counted.
-    #[pyo3(signature = (now, permit, duration=0.0))]
-    fn on_failure(&self, now: f64, permit: &Permit, duration: f64) -> bool {
-        self.lock()
-            .on_failure(instant(now), permit.inner, secs_to_ms(duration))
+    #[pyo3(signature = (now, permit, duration=Secs::ZERO), text_signature = "($self, now, permit, duration=0.0)")]
+    fn on_failure(&self, now: Secs, permit: &Permit, duration: Secs) -> PyResult<bool> {
+        let (now, duration) = (now.instant("now")?, duration.ms("duration")?);
+        Ok(self.lock().on_failure(now, permit.inner, duration))
     }
 
     /// Gives back a permit whose attempt was abandoned.
@@ -81,8 +82,8 @@ impl Breaker {
 
     /// The state code as of `now` (an open breaker whose cooldown ended
     /// reads `half_open`).
-    fn state_at(&self, now: f64) -> &'static str {
-        self.lock().state_at(instant(now)).code()
+    fn state_at(&self, now: Secs) -> PyResult<&'static str> {
+        Ok(self.lock().state_at(now.instant("now")?).code())
     }
 
     /// Every queued transition, oldest first.
@@ -99,8 +100,12 @@ impl Breaker {
     }
 
     /// The sliding window's counts at `now`, if the trip rule has a window.
-    fn window_counts<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let counts = self.lock().window_counts(instant(now));
+    fn window_counts<'py>(
+        &self,
+        py: Python<'py>,
+        now: Secs,
+    ) -> PyResult<Option<Bound<'py, PyAny>>> {
+        let counts = self.lock().window_counts(now.instant("now")?);
         counts.map(|c| py_emit(py, &c)).transpose()
     }
 

@@ -6,11 +6,11 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::budget::{self, BudgetEvent, RetryCost};
 
-use crate::convert::instant;
 use crate::document::{py_emit, section_of};
 use crate::errors::config_error;
 use crate::errors::usage_error;
 use crate::parts;
+use crate::seconds::Secs;
 
 /// Proof that a retry was admitted; hand it back if the retry succeeds.
 #[pyclass(frozen, module = "stoic._stoic")]
@@ -55,8 +55,9 @@ impl RetryBudget {
     }
 
     /// A first attempt went out.
-    fn on_first_attempt(&self, now: f64) {
-        self.lock().on_first_attempt(instant(now));
+    fn on_first_attempt(&self, now: Secs) -> PyResult<()> {
+        self.lock().on_first_attempt(now.instant("now")?);
+        Ok(())
     }
 
     /// May a retry go out? `(ticket, None)` or `(None, refused_by)`;
@@ -64,12 +65,12 @@ impl RetryBudget {
     #[pyo3(signature = (now, cost="normal"))]
     fn try_retry(
         &self,
-        now: f64,
+        now: Secs,
         cost: &str,
     ) -> PyResult<(Option<RetryTicket>, Option<&'static str>)> {
         let cost = RetryCost::from_code(cost)
             .ok_or_else(|| usage_error("invalid_value", format!("unknown retry cost {cost:?}")))?;
-        let result = self.lock().try_retry(instant(now), cost);
+        let result = self.lock().try_retry(now.instant("now")?, cost);
         Ok(match result {
             Ok(ticket) => (Some(RetryTicket { inner: ticket }), None),
             Err(refusal) => (None, Some(refusal.code())),
@@ -78,14 +79,16 @@ impl RetryBudget {
 
     /// An attempt succeeded (with the ticket of the retry it was, if any).
     #[pyo3(signature = (now, ticket=None))]
-    fn on_attempt_success(&self, now: f64, ticket: Option<&RetryTicket>) {
-        self.lock()
-            .on_attempt_success(instant(now), ticket.map(|t| t.inner));
+    fn on_attempt_success(&self, now: Secs, ticket: Option<&RetryTicket>) -> PyResult<()> {
+        let now = now.instant("now")?;
+        self.lock().on_attempt_success(now, ticket.map(|t| t.inner));
+        Ok(())
     }
 
     /// An attempt failed.
-    fn on_attempt_failure(&self, now: f64) {
-        self.lock().on_attempt_failure(instant(now));
+    fn on_attempt_failure(&self, now: Secs) -> PyResult<()> {
+        self.lock().on_attempt_failure(now.instant("now")?);
+        Ok(())
     }
 
     /// Applies a new `budget` config, keeping what state still fits.
@@ -111,8 +114,8 @@ impl RetryBudget {
     }
 
     /// Every enabled budget's status at `now`.
-    fn status<'py>(&self, py: Python<'py>, now: f64) -> PyResult<Bound<'py, PyAny>> {
-        let status = self.lock().status(instant(now));
+    fn status<'py>(&self, py: Python<'py>, now: Secs) -> PyResult<Bound<'py, PyAny>> {
+        let status = self.lock().status(now.instant("now")?);
         py_emit(py, &status)
     }
 

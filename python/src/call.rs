@@ -7,12 +7,14 @@
 use pyo3::prelude::*;
 use stoic_core::{Admission, CallStep, Decision, GiveUp, Outcome};
 
-use crate::convert::{instant, ms_to_secs};
+use crate::convert::ms_to_secs;
 use crate::document::py_emit;
 use crate::errors::{input_error, usage_error};
 use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::policy::Policy;
+use crate::seconds::Secs;
+use crate::text::LossyText;
 
 /// The core's last answer about this call.
 #[derive(Debug)]
@@ -80,13 +82,13 @@ impl Call {
 
     /// Reports `outcome`; the retry delay in seconds, or None when the call
     /// is over. An outcome with no admitted attempt is `InputError` `misuse`.
-    pub(crate) fn observe(&mut self, now: f64, outcome: Outcome<'_>) -> PyResult<Option<f64>> {
+    pub(crate) fn observe(&mut self, now: Secs, outcome: Outcome<'_>) -> PyResult<Option<f64>> {
         self.check_step(CallStep::Outcome)?;
-        let decision = self
-            .policy
-            .get()
-            .lock()
-            .on_outcome(instant(now), &mut self.call, outcome);
+        let decision =
+            self.policy
+                .get()
+                .lock()
+                .on_outcome(now.instant("now")?, &mut self.call, outcome);
         let delay = match &decision {
             Decision::Retry(retry) => Some(ms_to_secs(retry.delay_ms)),
             Decision::Done(_) | Decision::GiveUp(_) => None,
@@ -98,12 +100,12 @@ impl Call {
     /// [`Call::observe`] with the failure's detail text, if any.
     fn observe_with(
         &mut self,
-        now: f64,
+        now: Secs,
         outcome: Outcome<'_>,
-        detail: Option<&str>,
+        detail: Option<LossyText>,
     ) -> PyResult<Option<f64>> {
         match detail {
-            Some(detail) => self.observe(now, outcome.with_detail(detail)),
+            Some(LossyText(detail)) => self.observe(now, outcome.with_detail(&detail)),
             None => self.observe(now, outcome),
         }
     }
@@ -130,20 +132,20 @@ impl Call {
     /// May the next attempt go out now? On False the call is over
     /// (`give_up` says why). Asking again while an admitted attempt has no
     /// outcome is `InputError` `misuse`.
-    pub(crate) fn admit(&mut self, now: f64) -> PyResult<bool> {
+    pub(crate) fn admit(&mut self, now: Secs) -> PyResult<bool> {
         self.check_step(CallStep::BeforeAttempt)?;
         let admission = self
             .policy
             .get()
             .lock()
-            .before_attempt(instant(now), &mut self.call);
+            .before_attempt(now.instant("now")?, &mut self.call);
         let proceed = matches!(admission, Admission::Proceed(_));
         self.last = Last::Admission(admission);
         Ok(proceed)
     }
 
     /// The attempt succeeded.
-    fn on_success(&mut self, now: f64) -> PyResult<bool> {
+    fn on_success(&mut self, now: Secs) -> PyResult<bool> {
         self.observe(now, Outcome::success())?;
         Ok(self.succeeded())
     }
@@ -153,15 +155,15 @@ impl Call {
     #[pyo3(signature = (now, status, headers=None, *, detail=None, wall_now=None))]
     fn on_status(
         &mut self,
-        now: f64,
+        now: Secs,
         status: &Bound<'_, PyAny>,
         headers: Option<&Bound<'_, PyAny>>,
-        detail: Option<&str>,
-        wall_now: Option<f64>,
+        detail: Option<LossyText>,
+        wall_now: Option<Secs>,
     ) -> PyResult<Option<f64>> {
         let status = http_status(status)?;
         let pairs = header_pairs(headers)?;
-        let outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now));
+        let outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now)?);
         self.observe_with(now, outcome, detail)
     }
 
@@ -170,9 +172,9 @@ impl Call {
     #[pyo3(signature = (now, kind, detail=None))]
     fn on_network_error(
         &mut self,
-        now: f64,
+        now: Secs,
         kind: &str,
-        detail: Option<&str>,
+        detail: Option<LossyText>,
     ) -> PyResult<Option<f64>> {
         let outcome = Outcome::network(network_kind(kind)?);
         self.observe_with(now, outcome, detail)
@@ -181,7 +183,12 @@ impl Call {
     /// The host rejected the result as a failure of class `cls`: the retry
     /// delay, or None when over.
     #[pyo3(signature = (now, cls="transient", detail=None))]
-    fn on_rejected(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
+    fn on_rejected(
+        &mut self,
+        now: Secs,
+        cls: &str,
+        detail: Option<LossyText>,
+    ) -> PyResult<Option<f64>> {
         let outcome = Outcome::rejected(class(cls)?);
         self.observe_with(now, outcome, detail)
     }
@@ -189,19 +196,22 @@ impl Call {
     /// The caller's own code raised an exception the host classified as
     /// `cls` (`detail`: its type and message): the retry delay, or None.
     #[pyo3(signature = (now, cls="deterministic", detail=None))]
-    fn on_raised(&mut self, now: f64, cls: &str, detail: Option<&str>) -> PyResult<Option<f64>> {
+    fn on_raised(
+        &mut self,
+        now: Secs,
+        cls: &str,
+        detail: Option<LossyText>,
+    ) -> PyResult<Option<f64>> {
         let outcome = Outcome::raised(class(cls)?);
         self.observe_with(now, outcome, detail)
     }
 
     /// Ends the call at the caller's request (cancellation, shutdown).
-    pub(crate) fn cancel(&mut self, now: f64) {
-        let give_up = self
-            .policy
-            .get()
-            .lock()
-            .cancel(instant(now), &mut self.call);
+    pub(crate) fn cancel(&mut self, now: Secs) -> PyResult<()> {
+        let now = now.instant("now")?;
+        let give_up = self.policy.get().lock().cancel(now, &mut self.call);
         self.last = Last::Cancelled(give_up);
+        Ok(())
     }
 
     /// The core's last answer as a dict: an admission (`proceed` /

@@ -231,13 +231,3 @@ fn float(f: f64, path: &str) -> Result<Value, PyValueError> {
             path: path.to_owned(),
         })
 }
-
-/// A host monotonic reading in seconds as the core's instant.
-pub(crate) fn instant(now: f64) -> stoic_core::Instant {
-    stoic_core::Instant::from_millis(secs_to_ms(now))
-}
-
-/// A Unix time in seconds as the core's wall clock.
-pub(crate) fn wall(unix: f64) -> stoic_core::WallClock {
-    stoic_core::WallClock::from_unix_millis(secs_to_ms(unix))
-}

@@ -51,11 +51,16 @@ pub(crate) fn config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
 /// codes the JS binding uses (`invalid_value`, `misuse`). A `ValueError`
 /// subclass, as before.
 pub(crate) fn usage_error(code: &str, message: String) -> PyErr {
+    usage_error_at(code, "", message)
+}
+
+/// [`usage_error`] naming the argument (`field`), as JavaScript does.
+pub(crate) fn usage_error_at(code: &str, field: &str, message: String) -> PyErr {
     Python::attach(|py| {
         raise(
             py,
             "InputError",
-            (format!("{code}: {message}"), code, String::new()),
+            (format!("{code}: {message}"), code, field.to_owned()),
         )
     })
 }

@@ -6,11 +6,12 @@ use pyo3::types::{PyByteArray, PyBytes};
 use stoic_core::httpdate::{format_imf_fixdate, parse_http_date_at};
 use stoic_core::key::{self, KeyHeaderForm};
 
-use crate::convert::{from_py, ms_to_secs, secs_to_ms, Numbers};
+use crate::convert::{from_py, ms_to_secs, Numbers};
 use crate::document::{data_of, py_emit};
 use crate::errors::{input_error, usage_error, value_input_error};
 use crate::ints::whole;
 use crate::outcome::{header_pairs, hint};
+use crate::seconds::Secs;
 
 /// A Python value as JSON text (for the key helpers).
 fn json_text(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -112,16 +113,17 @@ pub(crate) fn parse_key_header(value: &str) -> Option<String> {
 /// A `Retry-After` value as seconds to wait, or None; `now` is Unix
 /// seconds (for HTTP-date values).
 #[pyfunction]
-pub(crate) fn parse_retry_after(value: &str, now: f64) -> Option<f64> {
-    stoic_core::parse_retry_after(value, secs_to_ms(now)).map(ms_to_secs)
+pub(crate) fn parse_retry_after(value: &str, now: Secs) -> PyResult<Option<f64>> {
+    Ok(stoic_core::parse_retry_after(value, now.ms("now")?).map(ms_to_secs))
 }
 
 /// An HTTP-date as Unix seconds, or None; `now` (Unix seconds) resolves
 /// two-digit years as RFC 9110 asks.
 #[pyfunction]
 #[pyo3(signature = (value, now=None))]
-pub(crate) fn parse_http_date(value: &str, now: Option<f64>) -> Option<u64> {
-    parse_http_date_at(value, now.map(|n| secs_to_ms(n) / 1000))
+pub(crate) fn parse_http_date(value: &str, now: Option<Secs>) -> PyResult<Option<u64>> {
+    let now = now.map(|n| n.ms("now")).transpose()?;
+    Ok(parse_http_date_at(value, now.map(|ms| ms / 1000)))
 }
 
 /// Unix seconds as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
@@ -137,10 +139,10 @@ pub(crate) fn format_http_date(unix: &Bound<'_, PyAny>) -> PyResult<String> {
 pub(crate) fn server_hint<'py>(
     py: Python<'py>,
     headers: &Bound<'py, PyAny>,
-    wall_now: Option<f64>,
+    wall_now: Option<Secs>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     let pairs = header_pairs(Some(headers))?;
-    hint(&pairs, wall_now).map(|h| py_emit(py, &h)).transpose()
+    hint(&pairs, wall_now)?.map(|h| py_emit(py, &h)).transpose()
 }
 
 /// The delay a hint asks for given the computed backoff (seconds), or None
@@ -149,10 +151,12 @@ pub(crate) fn server_hint<'py>(
 pub(crate) fn hint_delay(
     py: Python<'_>,
     hint: &Bound<'_, PyAny>,
-    backoff: f64,
+    backoff: Secs,
 ) -> PyResult<Option<f64>> {
     let hint: stoic_core::hints::ServerHint = data_of(py, hint)?;
-    Ok(hint.delay_with_backoff(secs_to_ms(backoff)).map(ms_to_secs))
+    Ok(hint
+        .delay_with_backoff(backoff.ms("backoff")?)
+        .map(ms_to_secs))
 }
 
 /// ECMAScript's shortest round-trip text of a double (RFC 8785 numbers);

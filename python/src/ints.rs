@@ -6,7 +6,7 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
-use crate::errors::usage_error;
+use crate::errors::usage_error_at;
 
 /// `value` as an int (a bool is not one), or the `TypeError` naming `name`.
 fn int<'a, 'py>(value: &'a Bound<'py, PyAny>, name: &str) -> PyResult<&'a Bound<'py, PyAny>> {
@@ -23,8 +23,9 @@ fn int<'a, 'py>(value: &'a Bound<'py, PyAny>, name: &str) -> PyResult<&'a Bound<
 fn bounded(value: &Bound<'_, PyAny>, name: &str, min: u64, max: u64) -> PyResult<u64> {
     match int(value, name)?.extract::<u64>() {
         Ok(n) if (min..=max).contains(&n) => Ok(n),
-        _ => Err(usage_error(
+        _ => Err(usage_error_at(
             "out_of_range",
+            name,
             format!("{name} must be a whole number from {min} to {max}, not {value}"),
         )),
     }

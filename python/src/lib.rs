@@ -26,7 +26,9 @@ mod policy;
 mod records;
 
 mod ints;
+mod seconds;
 mod server;
+mod text;
 
 /// The native module. `stoic/__init__.py` re-exports what users need.
 #[pymodule]

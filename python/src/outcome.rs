@@ -5,8 +5,8 @@ use pyo3::types::PyDict;
 use stoic_core::hints::{server_hint, ServerHint};
 use stoic_core::{Class, NetworkErrorKind};
 
-use crate::convert::wall;
 use crate::errors::usage_error;
+use crate::seconds::Secs;
 
 /// Response headers as owned pairs: a dict, any mapping with `items()`
 /// (`httpx.Headers.multi_items()` keeps repeated headers apart), or an
@@ -35,14 +35,18 @@ pub(crate) fn header_pairs(headers: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(
 
 /// The server's hint in `headers`; `wall_now` (Unix seconds) dates
 /// HTTP-date values when the response has no `Date` header.
-pub(crate) fn hint(pairs: &[(String, String)], wall_now: Option<f64>) -> Option<ServerHint> {
+pub(crate) fn hint(
+    pairs: &[(String, String)],
+    wall_now: Option<Secs>,
+) -> PyResult<Option<ServerHint>> {
+    let wall_now = wall_now.map(|w| w.wall("wall_now")).transpose()?;
     if pairs.is_empty() {
-        return None;
+        return Ok(None);
     }
-    server_hint(
+    Ok(server_hint(
         pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
-        wall_now.map(wall),
-    )
+        wall_now,
+    ))
 }
 
 /// A network error kind by its code.

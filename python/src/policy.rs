@@ -14,12 +14,14 @@ use stoic_core::schema::{Dialect, Value};
 use stoic_core::{CallSpec, Config, Event, Method, Outcome, PolicyState};
 
 use crate::call::Call;
-use crate::convert::{instant, ms_to_secs, wall};
+use crate::convert::ms_to_secs;
 use crate::document::{doc_of, py_emit, py_of, section_of};
 use crate::errors::{config_error, input_error, usage_error};
 use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::overrides::CallOverrides;
+use crate::seconds::Secs;
+use crate::text::LossyText;
 
 /// A validated config and the state calls share: breakers, retry budgets
 /// and metrics per scope.
@@ -101,9 +103,9 @@ fn host_defaults(py: Python<'_>, doc: &mut Value, records: bool) -> PyResult<()>
 /// on another clock (stoic's testing switch) sets its own pairing.
 fn anchor_wall_clock(py: Python<'_>, policy: &mut stoic_core::Policy) -> PyResult<()> {
     let time = py.import("time")?;
-    let now: f64 = time.call_method0("monotonic")?.extract()?;
-    let unix: f64 = time.call_method0("time")?.extract()?;
-    policy.set_wall_clock(instant(now), wall(unix));
+    let now: Secs = time.call_method0("monotonic")?.extract()?;
+    let unix: Secs = time.call_method0("time")?.extract()?;
+    policy.set_wall_clock(now.instant("time.monotonic()")?, unix.wall("time.time()")?);
     Ok(())
 }
 
@@ -220,14 +222,14 @@ impl Policy {
     #[allow(clippy::too_many_arguments)]
     fn start(
         slf: &Bound<'_, Self>,
-        now: f64,
+        now: Secs,
         operation: &str,
         scope: &str,
         idempotent: Option<bool>,
         method: Option<&str>,
         key: Option<&str>,
         overrides: Option<PyRef<'_, CallOverrides>>,
-    ) -> Call {
+    ) -> PyResult<Call> {
         let spec = spec(
             operation,
             scope,
@@ -236,8 +238,8 @@ impl Policy {
             key,
             overrides.as_deref(),
         );
-        let call = slf.get().lock().start(instant(now), spec);
-        Call::new(slf.clone().unbind(), call)
+        let call = slf.get().lock().start(now.instant("now")?, spec);
+        Ok(Call::new(slf.clone().unbind(), call))
     }
 
     /// `start` and the first `admit` in one step (the host runtime's hot
@@ -245,13 +247,13 @@ impl Policy {
     #[pyo3(signature = (now, operation="", scope="", idempotent=None, key=None, overrides=None))]
     fn begin(
         slf: &Bound<'_, Self>,
-        now: f64,
+        now: Secs,
         operation: &str,
         scope: &str,
         idempotent: Option<bool>,
         key: Option<&str>,
         overrides: Option<PyRef<'_, CallOverrides>>,
-    ) -> Call {
+    ) -> PyResult<Call> {
         let spec = spec(
             operation,
             scope,
@@ -260,7 +262,7 @@ impl Policy {
             key,
             overrides.as_deref(),
         );
-        let at = instant(now);
+        let at = now.instant("now")?;
         let (call, admission) = {
             let mut policy = slf.get().lock();
             let mut call = policy.start(at, spec);
@@ -269,14 +271,14 @@ impl Policy {
         };
         let mut call = Call::new(slf.clone().unbind(), call);
         call.set_admission(admission);
-        call
+        Ok(call)
     }
 
     /// May the next attempt of `call` go out now? The admission as a dict
     /// (`kind` is `proceed` or `reject`).
     fn before_attempt<'py>(
         slf: &Bound<'py, Self>,
-        now: f64,
+        now: Secs,
         call: &Bound<'py, Call>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut call = call.borrow_mut();
@@ -292,15 +294,15 @@ impl Policy {
     #[allow(clippy::too_many_arguments)]
     fn on_outcome<'py>(
         slf: &Bound<'py, Self>,
-        now: f64,
+        now: Secs,
         call: &Bound<'py, Call>,
         status: Option<&Bound<'py, PyAny>>,
         network: Option<&str>,
         rejected: Option<&str>,
         raised: Option<&str>,
         headers: Option<&Bound<'py, PyAny>>,
-        wall_now: Option<f64>,
-        detail: Option<&str>,
+        wall_now: Option<Secs>,
+        detail: Option<LossyText>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let pairs = header_pairs(headers)?;
         let status = status.map(http_status).transpose()?;
@@ -317,8 +319,9 @@ impl Policy {
                 ))
             }
         };
-        let mut outcome = kind.with_hint(hint(&pairs, wall_now));
-        if let Some(detail) = detail {
+        let mut outcome = kind.with_hint(hint(&pairs, wall_now)?);
+        let detail = detail.map(|LossyText(text)| text);
+        if let Some(detail) = &detail {
             outcome = outcome.with_detail(detail);
         }
         let mut call = call.borrow_mut();
@@ -330,12 +333,12 @@ impl Policy {
     /// Ends `call` at the caller's request; the give-up as a dict.
     fn cancel<'py>(
         slf: &Bound<'py, Self>,
-        now: f64,
+        now: Secs,
         call: &Bound<'py, Call>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mut call = call.borrow_mut();
         call.check_policy(slf)?;
-        call.cancel(now);
+        call.cancel(now)?;
         call.decision(slf.py())
     }
 
@@ -352,8 +355,10 @@ impl Policy {
 
     /// Which wall-clock time (Unix seconds) goes with the monotonic `now`,
     /// for log timestamps.
-    fn set_wall_clock(&self, now: f64, wall_now: f64) {
-        self.lock().set_wall_clock(instant(now), wall(wall_now));
+    fn set_wall_clock(&self, now: Secs, wall_now: Secs) -> PyResult<()> {
+        let (now, wall_now) = (now.instant("now")?, wall_now.wall("wall_now")?);
+        self.lock().set_wall_clock(now, wall_now);
+        Ok(())
     }
 
     /// The oldest queued event as a dict, or None.
@@ -405,10 +410,10 @@ impl Policy {
     fn budget_status<'py>(
         &self,
         py: Python<'py>,
-        now: f64,
+        now: Secs,
         scope: &str,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let status = self.lock().budget_status(instant(now), scope);
+        let status = self.lock().budget_status(now.instant("now")?, scope);
         status.map(|s| py_emit(py, &s)).transpose()
     }
 

@@ -9,10 +9,10 @@ use stoic_core::record::{
     self, CallOutcome, CallSummary, LogOutcome, MetricsSnapshot, RecordEvent,
 };
 
-use crate::convert::{instant, secs_to_ms};
 use crate::document::{data_of, py_emit, section_of};
 use crate::errors::usage_error;
 use crate::ints::count;
+use crate::seconds::Secs;
 
 /// Metrics and alert rules for one scope: `Metrics(**config)` takes the
 /// `alerts` section of the engine config.
@@ -40,23 +40,25 @@ impl Metrics {
     }
 
     /// An attempt went out (`is_retry`: not the first of its call).
-    fn on_attempt(&self, now: f64, is_retry: bool) {
-        self.lock().on_attempt(instant(now), is_retry);
+    fn on_attempt(&self, now: Secs, is_retry: bool) -> PyResult<()> {
+        self.lock().on_attempt(now.instant("now")?, is_retry);
+        Ok(())
     }
 
     /// A retry was scheduled.
-    fn on_retry_scheduled(&self, now: f64) {
-        self.lock().on_retry_scheduled(instant(now));
+    fn on_retry_scheduled(&self, now: Secs) -> PyResult<()> {
+        self.lock().on_retry_scheduled(now.instant("now")?);
+        Ok(())
     }
 
     /// A call ended (`outcome`: `success`, `exhausted`, `gave_up`;
     /// `duration` in seconds).
     fn on_call_finished(
         &self,
-        now: f64,
+        now: Secs,
         retries: &Bound<'_, PyAny>,
         outcome: &str,
-        duration: f64,
+        duration: Secs,
     ) -> PyResult<()> {
         let retries = count(retries, "retries")?;
         let outcome = CallOutcome::from_code(outcome).ok_or_else(|| {
@@ -65,9 +67,9 @@ impl Metrics {
         let summary = CallSummary {
             retries,
             outcome,
-            duration_ms: secs_to_ms(duration),
+            duration_ms: duration.ms("duration")?,
         };
-        self.lock().on_call_finished(instant(now), summary);
+        self.lock().on_call_finished(now.instant("now")?, summary);
         Ok(())
     }
 
@@ -77,8 +79,9 @@ impl Metrics {
     }
 
     /// Evaluates the alert rules at `now`.
-    fn evaluate(&self, now: f64) {
-        self.lock().evaluate(instant(now));
+    fn evaluate(&self, now: Secs) -> PyResult<()> {
+        self.lock().evaluate(now.instant("now")?);
+        Ok(())
     }
 
     /// Every queued alert event, oldest first.
@@ -130,29 +133,29 @@ impl LogRecord {
     #[pyo3(signature = (*, wall, operation, attempt, max_attempts, delay, error, strategy, outcome, total_duration))]
     #[allow(clippy::too_many_arguments)]
     fn new(
-        wall: f64,
+        wall: Secs,
         operation: &str,
         attempt: &Bound<'_, PyAny>,
         max_attempts: &Bound<'_, PyAny>,
-        delay: f64,
+        delay: Secs,
         error: Option<(String, String)>,
         strategy: &str,
         outcome: &str,
-        total_duration: f64,
+        total_duration: Secs,
     ) -> PyResult<Self> {
         let outcome = LogOutcome::from_code(outcome).ok_or_else(|| {
             usage_error("invalid_value", format!("unknown log outcome {outcome:?}"))
         })?;
         let inner = record::LogRecord::new(
-            crate::convert::wall(wall),
+            wall.wall("wall")?,
             operation,
             count(attempt, "attempt")?,
             count(max_attempts, "max_attempts")?,
-            secs_to_ms(delay),
+            delay.ms("delay")?,
             error.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
             strategy,
             outcome,
-            secs_to_ms(total_duration),
+            total_duration.ms("total_duration")?,
         );
         Ok(LogRecord { inner })
     }

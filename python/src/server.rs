@@ -6,10 +6,10 @@ use pyo3::types::PyDict;
 use stoic_core::schema::{encode, Dialect};
 use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfig, StoredEntry};
 
-use crate::convert::secs_to_ms;
 use crate::document::{data_of, py_emit, py_of, section_of};
 use crate::errors::input_error;
 use crate::ints::http_status;
+use crate::seconds::Secs;
 
 /// A stored entry from its dict (Python spelling: Unix seconds).
 fn entry(py: Python<'_>, stored: &Bound<'_, PyAny>) -> PyResult<StoredEntry> {
@@ -47,7 +47,7 @@ impl ServerIdempotency {
     fn decide<'py>(
         &self,
         py: Python<'py>,
-        now: f64,
+        now: Secs,
         key: Option<&str>,
         fingerprint: &str,
         stored: Option<&Bound<'py, PyAny>>,
@@ -58,7 +58,7 @@ impl ServerIdempotency {
         };
         let decision = decide(
             &self.config,
-            secs_to_ms(now),
+            now.ms("now")?,
             key,
             fingerprint,
             stored.as_ref(),
@@ -68,8 +68,12 @@ impl ServerIdempotency {
 
     /// The entry to record before processing a request.
     #[staticmethod]
-    fn in_flight<'py>(py: Python<'py>, fingerprint: &str, now: f64) -> PyResult<Bound<'py, PyAny>> {
-        py_emit(py, &StoredEntry::in_flight(fingerprint, secs_to_ms(now)))
+    fn in_flight<'py>(
+        py: Python<'py>,
+        fingerprint: &str,
+        now: Secs,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        py_emit(py, &StoredEntry::in_flight(fingerprint, now.ms("now")?))
     }
 
     /// The same entry once the response (`status`) is stored.
@@ -77,12 +81,12 @@ impl ServerIdempotency {
     fn completed<'py>(
         py: Python<'py>,
         stored: &Bound<'py, PyAny>,
-        now: f64,
+        now: Secs,
         status: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let status = http_status(status)?;
         let stored = entry(py, stored)?;
-        py_emit(py, &stored.completed(secs_to_ms(now), status))
+        py_emit(py, &stored.completed(now.ms("now")?, status))
     }
 }
 

@@ -4,9 +4,13 @@ them in the Python dialect; see core/src/schema.rs)."""
 
 from __future__ import annotations
 
+import math
+from typing import Any
+
 import pytest
 
 import stoic
+import stoic.parts
 
 
 def _error(**config: object) -> stoic.ConfigError:
@@ -60,11 +64,40 @@ def test_a_status_table_takes_int_keys() -> None:
     assert (wrong.code, wrong.field) == ("invalid_value", "classify.status.404")
 
 
-def test_an_absurd_time_does_not_freeze_the_policy() -> None:
-    import math
-
+@pytest.mark.parametrize("now", [math.inf, math.nan, -1.0, 1e15, 2**1100])
+def test_an_absurd_time_is_refused_by_name_and_does_not_freeze_the_policy(now: float) -> None:
     policy = stoic.Policy(seed=1)
-    call = policy.start(math.inf, operation="op")
-    call.admit(math.inf)
+    with pytest.raises(stoic.InputError) as caught:
+        policy.start(now, operation="op")
+    assert caught.value.code == "out_of_range"
+    assert str(caught.value).startswith("out_of_range: now must be")
     fine = policy.start(10.0, operation="op")
     assert fine.admit(10.0), "the policy's clock was not frozen"
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: stoic.parts.Breaker().acquire(math.nan),
+        lambda: _held_permit_reported_after(-1.0),
+        lambda: stoic.parts.Metrics().on_call_finished(0.0, 1, "success", math.nan),
+        lambda: stoic.parts.ServerIdempotency().in_flight("f", math.inf),
+        lambda: stoic.parse_retry_after("Wed, 21 Oct 2015 07:28:00 GMT", math.nan),
+    ],
+)
+def test_times_and_durations_are_checked_at_the_edge(call: Any) -> None:
+    with pytest.raises(stoic.InputError) as caught:
+        call()
+    assert caught.value.code == "out_of_range"
+
+
+def _held_permit_reported_after(duration: float) -> bool:
+    breaker = stoic.parts.Breaker()
+    permit = breaker.acquire(0.0)
+    assert isinstance(permit, stoic.parts.Permit)
+    return breaker.on_success(0.0, permit, duration)
+
+
+def test_a_bool_is_not_a_time() -> None:
+    with pytest.raises(TypeError):
+        stoic.parts.Breaker().acquire(True)

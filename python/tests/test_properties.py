@@ -7,6 +7,7 @@ import math
 import subprocess
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -27,9 +28,15 @@ JSON = st.recursive(
 
 
 @given(st.text(), st.floats(allow_nan=True, allow_infinity=True))
-def test_parse_retry_after_never_raises(value: str, now: float) -> None:
-    got = stoic.parse_retry_after(value, now)
-    assert got is None or (got >= 0 and not math.isnan(got))
+def test_parse_retry_after_never_raises_on_a_header(value: str, now: float) -> None:
+    if math.isfinite(now) and 0 <= now * 1000 <= 2**53 - 1:
+        got = stoic.parse_retry_after(value, now)
+        assert got is None or (got >= 0 and not math.isnan(got))
+    else:
+        # Only a clock reading out of range is refused, by name.
+        with pytest.raises(stoic.InputError) as caught:
+            stoic.parse_retry_after(value, now)
+        assert caught.value.code == "out_of_range"
 
 
 @given(st.text(alphabet="0123456789 .,-+eE:GMTSunMonDec\t", max_size=40), st.integers(0, 2**40))

@@ -13,7 +13,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::errors::{config_error, input_error};
 
 /// Nesting deeper than any config: a bound that keeps the stack safe.
-pub(crate) const MAX_DEPTH: usize = 64;
+pub(crate) const MAX_DEPTH: usize = stoic_core::key::MAX_DEPTH;
 
 /// The largest integer a JavaScript number holds exactly.
 const MAX_SAFE: f64 = 9_007_199_254_740_991.0;

@@ -76,11 +76,15 @@ impl RetryBudgetConfig {
 /// [`RetryBudget::on_attempt_success`] if that retry succeeds: the AWS quota
 /// refunds exactly what the retry cost.
 ///
-/// Plain data, so a binding can pass it through as a number. A forged ticket
-/// is harmless: refunds are capped at capacity.
+/// Plain data, so a binding can pass it through. It ends once: a ticket
+/// handed back a second time, or one the budget never issued, is ignored
+/// (its serial `id` is no longer, or never was, open).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[must_use]
 pub struct RetryTicket {
+    /// The ticket's serial number (from 1, never reused by a budget).
+    #[serde(default)]
+    pub id: u64,
     /// Tokens the token bucket took for this retry (`None` if it is off).
     pub token_cost: Option<u32>,
     /// The ratio budget's concurrency-floor slot this retry holds, if it was
@@ -219,7 +223,17 @@ pub struct RetryBudget {
     exhausted: Vec<BudgetKind>,
     events: VecDeque<BudgetEvent>,
     dropped_events: u64,
+    /// The next ticket's serial number (ids start at 1; 0 is never issued).
+    #[serde(default)]
+    next_ticket: u64,
+    /// Tickets issued and not yet ended, oldest first (bounded: beyond
+    /// [`MAX_OPEN_TICKETS`] the oldest is forgotten and ignored if it ends).
+    #[serde(default)]
+    open_tickets: VecDeque<u64>,
 }
+
+/// How many unended tickets a budget remembers.
+pub const MAX_OPEN_TICKETS: usize = 1024;
 
 impl Default for RetryBudget {
     /// The default config: the ratio budget alone, with seed defaults.
@@ -245,6 +259,8 @@ impl RetryBudget {
             exhausted: Vec::new(),
             events: VecDeque::new(),
             dropped_events: 0,
+            next_ticket: 1,
+            open_tickets: VecDeque::new(),
         }
     }
 
@@ -368,7 +384,14 @@ impl RetryBudget {
             .as_mut()
             .and_then(|bucket| bucket.try_acquire(kind));
         // The gRPC throttle charges failures, not retries.
+        let id = self.next_ticket.max(1);
+        self.next_ticket = id.wrapping_add(1).max(1);
+        if self.open_tickets.len() >= MAX_OPEN_TICKETS {
+            self.open_tickets.pop_front();
+        }
+        self.open_tickets.push_back(id);
         Ok(RetryTicket {
+            id,
             token_cost,
             floor_slot,
         })
@@ -377,19 +400,31 @@ impl RetryBudget {
     /// Ends the retry `ticket` was granted for (its attempt ended, or its
     /// call did): frees the concurrency-floor slot it held. The policy calls
     /// it for every ticket; [`RetryBudget::on_attempt_success`] does too.
-    pub fn release(&mut self, ticket: RetryTicket) {
+    /// Returns `false`, changing nothing, for a ticket that has ended
+    /// already or was never issued.
+    pub fn release(&mut self, ticket: RetryTicket) -> bool {
+        let Some(at) = self.open_tickets.iter().rposition(|&id| id == ticket.id) else {
+            return false;
+        };
+        self.open_tickets.remove(at);
         if let (Some(ratio), Some(slot)) = (self.ratio.as_mut(), ticket.floor_slot) {
             ratio.release(slot);
         }
+        true
     }
 
     /// Records a successful attempt. Pass the ticket of the retry that
     /// succeeded, or `None` if it was a first attempt: the token bucket
     /// refunds the ticket's cost, or its `success_refund` without a ticket.
+    ///
+    /// A ticket that has ended already (or was never issued) makes the call
+    /// a no-op: the success it stands for was counted when it first ended.
     pub fn on_attempt_success(&mut self, now: Instant, ticket: Option<RetryTicket>) {
         self.clamp.observe(now);
         if let Some(ticket) = ticket {
-            self.release(ticket);
+            if !self.release(ticket) {
+                return;
+            }
         }
         if let Some(bucket) = &mut self.token_bucket {
             bucket.on_success(ticket.and_then(|ticket| ticket.token_cost));

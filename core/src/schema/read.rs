@@ -3,7 +3,7 @@
 use crate::error::ConfigErrorCode;
 
 use super::check::{Check, Seg};
-use super::dialect::{core_key, TimeUnit};
+use super::dialect::{core_key, KeyCase, TimeUnit};
 use super::value::Value;
 use super::Section;
 use crate::time::Instant;
@@ -43,6 +43,9 @@ pub struct Fields<'v, 'c> {
     /// The accepted keys, in the caller's spelling, for suggestions.
     known: Vec<String>,
 }
+
+/// The largest whole number a double holds exactly (2^53 - 1).
+const MAX_EXACT: f64 = 9_007_199_254_740_991.0;
 
 /// The largest integer a field may hold, by its type.
 const U32_MAX: i128 = u32::MAX as i128;
@@ -102,7 +105,11 @@ impl<'v> Fields<'v, '_> {
             self.check.fail_at(
                 Seg::Field { name, duration },
                 ConfigErrorCode::Required,
-                format!("`{key}` is required {why}"),
+                if why.is_empty() {
+                    format!("`{key}` is required")
+                } else {
+                    format!("`{key}` is required {why}")
+                },
             );
         }
         present
@@ -288,7 +295,7 @@ impl<'v> Fields<'v, '_> {
                     self.check.fail_at(
                         seg,
                         ConfigErrorCode::OutOfRange,
-                        format!("must be 0 or at least 0.001 (1 ms), got {seconds}"),
+                        format!("is below the 1 ms resolution of durations, got {seconds}"),
                     );
                     return None;
                 }
@@ -424,7 +431,21 @@ impl<'v> Fields<'v, '_> {
 fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128> {
     let n = match value {
         Value::Int(n) => *n,
-        Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() < 1e38 => {
+        // A whole double beyond 2^53 stands for many integers at once (JS
+        // `2 ** 60` is also `2 ** 60 + 1`): refused, as canonical JSON does.
+        Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() > MAX_EXACT => {
+            let exact = match check.dialect().case {
+                KeyCase::Camel => "a BigInt",
+                KeyCase::Snake => "an integer",
+            };
+            check.fail_at(
+                seg,
+                ConfigErrorCode::OutOfRange,
+                format!("is beyond 2^53, where a number is not exact; pass {exact}"),
+            );
+            return None;
+        }
+        Value::Float(f) if f.is_finite() && f.fract() == 0.0 => {
             // Whole and within i128: the cast is exact.
             #[allow(clippy::cast_possible_truncation)]
             let n = *f as i128;

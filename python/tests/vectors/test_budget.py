@@ -19,6 +19,7 @@ class Runner:
     def __init__(self, budget: parts.RetryBudget) -> None:
         self.budget = budget
         self.tickets: dict[str, Any] = {}
+        self.ended: dict[str, Any] = {}
         self.steps = 0
 
     def run(self, steps: list[dict[str, Any]], at: str) -> None:
@@ -50,6 +51,9 @@ class Runner:
         elif op == "success_after_retry":
             ticket = self.tickets.pop(call)
             self.budget.on_attempt_success(now, ticket)
+            self.ended[call] = ticket
+        elif op == "success_after_retry_again":
+            self.budget.on_attempt_success(now, self.ended[call])
         elif op == "reconfigure":
             self.budget.reconfigure(**py_form(step["config"]))
         else:

@@ -116,17 +116,11 @@ fn event_rearms_after_an_allowed_retry() {
 fn event_queue_is_bounded_and_drops_oldest() {
     let config = parse(r#"{"ratio":null,"token_bucket":{"capacity":5}}"#);
     let mut budget = RetryBudget::new(config).unwrap();
-    let _drained = budget.try_retry(at(0), RetryCost::Normal).unwrap();
+    let mut held = budget.try_retry(at(0), RetryCost::Normal).unwrap();
     for t in 1..=40 {
         assert!(budget.try_retry(at(t), RetryCost::Normal).is_err());
-        budget.on_attempt_success(
-            at(t),
-            Some(RetryTicket {
-                token_cost: Some(5),
-                floor_slot: None,
-            }),
-        );
-        let _rearmed = budget.try_retry(at(t), RetryCost::Normal).unwrap();
+        budget.on_attempt_success(at(t), Some(held));
+        held = budget.try_retry(at(t), RetryCost::Normal).unwrap();
     }
     let times: Vec<u64> = std::iter::from_fn(|| budget.poll_event())
         .map(|BudgetEvent::Exhausted { at, .. }| at.as_millis())
@@ -204,4 +198,28 @@ fn snapshot_round_trips_exactly() {
     let back: RetryBudget = serde_json::from_str(&json).unwrap();
     assert_eq!(back, budget);
     assert_eq!(serde_json::to_string(&back).unwrap(), json);
+}
+
+#[test]
+fn a_ticket_ends_once() {
+    let config = parse(r#"{"ratio":null,"token_bucket":{"capacity":20}}"#);
+    let mut budget = RetryBudget::new(config).unwrap();
+    let tickets: Vec<RetryTicket> = (0..4)
+        .map(|_| budget.try_retry(at(0), RetryCost::Normal).unwrap())
+        .collect();
+    let tokens = |b: &RetryBudget| b.status(at(1)).token_bucket.unwrap().tokens;
+    assert_eq!(tokens(&budget), 0);
+    budget.on_attempt_success(at(1), tickets.first().copied());
+    assert_eq!(tokens(&budget), 5);
+    // The same ticket again, and one never issued: no refund.
+    budget.on_attempt_success(at(1), tickets.first().copied());
+    let forged = RetryTicket {
+        id: 99,
+        token_cost: Some(5),
+        floor_slot: None,
+    };
+    budget.on_attempt_success(at(1), Some(forged));
+    assert_eq!(tokens(&budget), 5);
+    assert!(budget.release(tickets[1]));
+    assert!(!budget.release(tickets[1]));
 }

@@ -8,12 +8,14 @@ use crate::schema::{Check, Emit, Fields, Out, Section};
 impl Section for RetryTicket {
     fn read(f: &mut Fields<'_, '_>) -> Self {
         RetryTicket {
+            id: f.u64("id", 0),
             token_cost: f.opt_u32("token_cost"),
             floor_slot: f.opt_instant("floor_slot"),
         }
     }
 
     fn write(&self, o: &mut Out) {
+        o.uint("id", self.id);
         match self.token_cost {
             Some(cost) => o.uint("token_cost", cost),
             None => o.opt_uint("token_cost", None),

@@ -4,6 +4,8 @@ use crate::event::Event;
 use crate::record::{LogError, LogRecord};
 use crate::schema::{Emit, Out};
 
+use super::records::alert_changed;
+
 impl Emit for Event {
     fn emit(&self, o: &mut Out) {
         o.code("kind", self.code());
@@ -42,12 +44,7 @@ impl Emit for Event {
                 at,
             } => {
                 o.text("scope", scope);
-                o.code("rule", rule.code());
-                o.code("from", from.code());
-                o.code("to", to.code());
-                o.float("value", *value);
-                o.float("threshold", *threshold);
-                o.instant("at", *at);
+                alert_changed(o, *rule, [*from, *to], [*value, *threshold], *at);
             }
             Event::Log { scope, record } => {
                 o.text("scope", scope);

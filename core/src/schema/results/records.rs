@@ -2,9 +2,11 @@
 
 use crate::error::ConfigErrorCode;
 use crate::record::{
-    Alert, BreakerGauge, HistogramSnapshot, MetricsSnapshot, RecordEvent, RETRY_DURATION_BUCKETS,
+    Alert, AlertLevel, AlertRule, BreakerGauge, HistogramSnapshot, MetricsSnapshot, RecordEvent,
+    RETRY_DURATION_BUCKETS,
 };
 use crate::schema::{Check, Emit, Fields, Out, Section, Seg};
+use crate::time::Instant;
 
 impl Section for HistogramSnapshot {
     fn read(f: &mut Fields<'_, '_>) -> Self {
@@ -104,13 +106,25 @@ impl Emit for RecordEvent {
                 at,
             } => {
                 o.code("kind", "alert_changed");
-                o.code("rule", rule.code());
-                o.code("from", from.code());
-                o.code("to", to.code());
-                o.float("value", value);
-                o.float("threshold", threshold);
-                o.instant("at", at);
+                alert_changed(o, rule, [from, to], [value, threshold], at);
             }
         }
     }
+}
+
+/// An alert level change's fields, as both a policy event and a standalone
+/// `Metrics` event write them: the levels `[from, to]`, `[value, threshold]`.
+pub(super) fn alert_changed(
+    o: &mut Out,
+    rule: AlertRule,
+    [from, to]: [AlertLevel; 2],
+    [value, threshold]: [f64; 2],
+    at: Instant,
+) {
+    o.code("rule", rule.code());
+    o.code("from", from.code());
+    o.code("to", to.code());
+    o.float("value", value);
+    o.float("threshold", threshold);
+    o.instant("at", at);
 }

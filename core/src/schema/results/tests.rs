@@ -215,10 +215,12 @@ fn breaker_and_budget_parts() {
     });
     for ticket in [
         RetryTicket {
+            id: 4,
             token_cost: Some(5),
             floor_slot: Some(Instant::from_millis(7)),
         },
         RetryTicket {
+            id: 0,
             token_cost: None,
             floor_slot: None,
         },

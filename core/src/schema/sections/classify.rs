@@ -18,11 +18,11 @@ fn status(check: &mut Check, value: &Value) -> Option<u16> {
         _ => None,
     };
     match number.map(u16::try_from) {
-        Some(Ok(s)) if (100..=599).contains(&s) => Some(s),
+        Some(Ok(s)) if (100..=999).contains(&s) => Some(s),
         Some(_) => {
             check.fail(
                 ConfigErrorCode::OutOfRange,
-                "an HTTP status is between 100 and 599",
+                "an HTTP status is between 100 and 999",
             );
             None
         }
@@ -116,23 +116,23 @@ impl Section for ClassifyConfig {
         // Statuses are checked as they are read; a config built in Rust
         // may still hold one out of range.
         c.within(Seg::field("status"), |c| {
-            for s in self.status.keys().filter(|s| !(100..=599).contains(*s)) {
+            for s in self.status.keys().filter(|s| !(100..=999).contains(*s)) {
                 c.fail_at(
                     Seg::Key(s.to_string()),
                     ConfigErrorCode::OutOfRange,
-                    "an HTTP status is between 100 and 599",
+                    "an HTTP status is between 100 and 999",
                 );
             }
         });
         if self
             .ambiguous_status
             .iter()
-            .any(|s| !(100..=599).contains(s))
+            .any(|s| !(100..=999).contains(s))
         {
             c.fail_at(
                 Seg::field("ambiguous_status"),
                 ConfigErrorCode::OutOfRange,
-                "an HTTP status is between 100 and 599",
+                "an HTTP status is between 100 and 999",
             );
         }
     }
