@@ -95,3 +95,16 @@ pub fn random_key(random: [u8; 16]) -> String {
 
 #[cfg(test)]
 mod tests;
+
+/// The longest idempotency key a server accepts (the draft suggests keys
+/// like UUIDs; Stripe caps them at 255 characters).
+pub const MAX_KEY_LEN: usize = 255;
+
+/// Whether `key` can be sent as an `Idempotency-Key`: 1 to [`MAX_KEY_LEN`]
+/// characters. A server refuses any other (400), and a client must not count
+/// on one: the policy treats a call "keyed" by it as unkeyed, so an
+/// ambiguous failure of it is not repeated.
+#[must_use]
+pub fn is_valid_key(key: &str) -> bool {
+    !key.is_empty() && key.chars().count() <= MAX_KEY_LEN
+}

@@ -130,7 +130,11 @@ impl Policy {
             scope: self.scope_index(crate::scope::scope_of(spec.scope, spec.operation)),
             ticket: None,
             idempotent: spec.idempotent,
-            key: spec.idempotency_key.map(Arc::from),
+            // An empty or overlong key is no key: no server honours it.
+            key: spec
+                .idempotency_key
+                .filter(|key| crate::key::is_valid_key(key))
+                .map(Arc::from),
             deadline: Deadline::start(now, &self.config.timeouts),
             attempts: 0,
             max_attempts: overrides

@@ -24,9 +24,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{ConfigError, InputError};
 use crate::key::{canonical_json, sha256_hex};
 
-/// The longest key accepted (the draft suggests keys like UUIDs; Stripe caps
-/// them at 255 characters).
-pub const MAX_KEY_LEN: usize = 255;
+pub use crate::key::MAX_KEY_LEN;
 
 /// Server-side settings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,7 +237,7 @@ pub fn decide(
             }
         };
     };
-    if key.is_empty() || key.chars().count() > MAX_KEY_LEN {
+    if !crate::key::is_valid_key(key) {
         return refuse(Refusal::KeyInvalid);
     }
     let fresh = |replaces| ServerDecision::Proceed {
