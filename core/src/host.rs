@@ -84,8 +84,10 @@ pub struct HttpRequest<'a> {
     pub host: &'a str,
     /// The URL's path, for the operation name.
     pub path: &'a str,
-    /// The caller set an idempotency key (an option or the header).
-    pub caller_key: bool,
+    /// The idempotency key the caller set (an option or the header), if
+    /// any; an empty or overlong one ([`crate::key::is_valid_key`]) counts
+    /// as none, since no server honours it.
+    pub caller_key: Option<&'a str>,
     /// The caller declared that the server deduplicates on the key header.
     pub server_deduplicates: bool,
     /// The wrapper may add a random key to a request that has none.
@@ -124,8 +126,9 @@ pub struct HttpPlan {
 pub fn http_plan(request: &HttpRequest<'_>) -> HttpPlan {
     let method = Method::parse(request.method);
     let idempotent = method.is_idempotent();
-    let auto_key = !idempotent && !request.caller_key && request.auto_keys;
-    let trust_key = request.caller_key || (auto_key && request.server_deduplicates);
+    let caller_key = request.caller_key.is_some_and(crate::key::is_valid_key);
+    let auto_key = !idempotent && !caller_key && request.auto_keys;
+    let trust_key = caller_key || (auto_key && request.server_deduplicates);
     let path = if request.path.is_empty() {
         "/"
     } else {
@@ -134,7 +137,7 @@ pub fn http_plan(request: &HttpRequest<'_>) -> HttpPlan {
     HttpPlan {
         operation: format!("{} {path}", request.method.trim().to_ascii_uppercase()),
         scope: request.host.to_owned(),
-        safe_to_repeat: idempotent || request.caller_key || request.server_deduplicates,
+        safe_to_repeat: idempotent || caller_key || request.server_deduplicates,
         auto_key,
         trust_key,
     }
@@ -149,7 +152,7 @@ mod tests {
             method,
             host: "api.example.com",
             path: "/orders",
-            caller_key: false,
+            caller_key: None,
             server_deduplicates: false,
             auto_keys: true,
         }
@@ -168,7 +171,7 @@ mod tests {
     #[test]
     fn a_caller_key_or_a_deduplicating_server_makes_it_safe() {
         let keyed = http_plan(&HttpRequest {
-            caller_key: true,
+            caller_key: Some("order-1"),
             ..request("POST")
         });
         assert!(keyed.safe_to_repeat && keyed.trust_key && !keyed.auto_key);
@@ -177,6 +180,15 @@ mod tests {
             ..request("PATCH")
         });
         assert!(dedup.safe_to_repeat && dedup.trust_key && dedup.auto_key);
+    }
+
+    #[test]
+    fn an_empty_key_is_no_key() {
+        let empty = http_plan(&HttpRequest {
+            caller_key: Some(""),
+            ..request("POST")
+        });
+        assert!(!empty.safe_to_repeat && !empty.trust_key && empty.auto_key);
     }
 
     #[test]

@@ -48,11 +48,12 @@ fn the_host_policy_matches_the_vectors() {
         let r = &case["request"];
         let text = |k: &str| r[k].as_str().expect(k);
         let flag = |k: &str| r[k].as_bool().expect(k);
+        let key = r["caller_key"].as_str();
         let plan = http_plan(&HttpRequest {
             method: text("method"),
             host: text("host"),
             path: text("path"),
-            caller_key: flag("caller_key"),
+            caller_key: key,
             server_deduplicates: flag("server_deduplicates"),
             auto_keys: flag("auto_keys"),
         });

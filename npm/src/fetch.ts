@@ -201,7 +201,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     const headers = new Headers(requestInit.headers ?? request?.headers);
 
     let key = idempotencyKey ?? parseKeyHeader(headers.get(keyHeader) ?? '') ?? undefined;
-    const plan = httpPlan(method, url.host, url.pathname, key !== undefined, serverDeduplicates, keys) as {
+    const plan = httpPlan(method, url.host, url.pathname, key, serverDeduplicates, keys) as {
       operation: string;
       scope: string;
       safeToRepeat: boolean;

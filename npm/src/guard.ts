@@ -37,14 +37,14 @@ export function num(value: unknown, name: string): number {
 }
 
 /**
- * A time or duration in ms: a finite number from 0 to 2^53. A NaN, an
+ * A time or duration in ms: a finite number from 0, below 2^53. A NaN, an
  * infinity or an absurd reading would become the policy's latest time and
  * freeze its clock (times never go backwards), so it is refused.
  */
 export function time(value: unknown, name: string): number {
   if (typeof value !== 'number') throw wrongType(name, 'a number', value);
   if (Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER) return value;
-  throw Object.assign(new RangeError(`${name} must be a finite number of ms from 0 to 2^53, not ${value}`), {
+  throw Object.assign(new RangeError(`${name} must be a finite number of ms from 0, below 2^53, not ${value}`), {
     code: 'out_of_range',
     field: name,
   });
@@ -131,7 +131,8 @@ export function jsonText(value: unknown, name: string): string {
 /** An HTTP status: an integer in 100..=999 (a code outside that is not HTTP). */
 export function httpStatus(value: unknown): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999) return value;
-  const error = new RangeError(`status must be an integer HTTP status (100-999), not ${shown(value)}`);
+  if (typeof value !== 'number') throw wrongType('status', 'an integer HTTP status (100-999)', value);
+  const error = new RangeError(`status must be an integer HTTP status (100-999), not ${value}`);
   Object.assign(error, { code: 'out_of_range', field: 'status' });
   throw error;
 }

@@ -245,7 +245,7 @@ test('retry(): operation, scope and idempotencyKey that are not strings are Type
   }
 });
 
-test('a permit handed back twice, or forged, counts once; a malformed one is a ConfigError naming the field', () => {
+test('a permit handed back twice, or forged, counts once; a malformed one is an InputError naming the field', () => {
   const breaker = new CircuitBreaker({
     trip: { kind: 'consecutive_failures', threshold: 2 },
     cooldownMs: 1000,
@@ -256,8 +256,9 @@ test('a permit handed back twice, or forged, counts once; a malformed one is a C
   assert.equal(breaker.onFailure(2, { ...permit, id: permit.id + 7 }), false);
   assert.equal(breaker.state().kind, 'closed');
   const error = typed(() => breaker.onFailure(3, { ...permit, generation: 'x' }), 'wrong_type');
-  assert.equal(error.name, 'ConfigError');
+  assert.equal(error.name, 'InputError');
   assert.equal(error.field, 'generation');
+  assert.equal(typed(() => breaker.onFailure(3, {}), 'required').field, 'generation');
 });
 
 test('a classify hook may answer with a class code; any other non-object is a typed error', async () => {

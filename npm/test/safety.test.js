@@ -304,3 +304,17 @@ test('retry() and createFetch() run one loop: the same hook sees the same retrie
     ['retry', undefined, 503],
   ]);
 });
+
+test('a POST with an empty idempotency key is not repeated after the server reads it and drops the connection', async () => {
+  // The server reads the whole body (it may have applied the charge), then resets.
+  const local = await startServer({ '/charge': ['reset'] });
+  try {
+    const fetch = createFetch({ policy: new Policy({ seed: 1, maxAttempts: 3 }), sleep: noSleep });
+    const error = await fetch(local.url('/charge'), { method: 'POST', body: '{}', idempotencyKey: '' }).catch((e) => e);
+    assert.ok(error instanceof RetryError, String(error));
+    assert.equal(error.decision.reason, 'not_idempotent');
+    assert.equal(local.hits('/charge'), 1, 'an empty key is no key: the charge was sent once');
+  } finally {
+    await local.close();
+  }
+});

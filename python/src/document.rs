@@ -11,7 +11,7 @@ use pyo3::types::{PyBool, PyDict, PyFloat, PyList, PyString};
 use stoic_core::schema::{decode, emit, Dialect, Emit, Section, Value};
 
 use crate::convert::{from_py, Numbers};
-use crate::errors::{config_error, value_config_error};
+use crate::errors::{config_error, usage_error_at, value_config_error};
 
 /// Keyword arguments (or any mapping) as a document; none is `{}`.
 pub(crate) fn doc_of(py: Python<'_>, given: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
@@ -69,7 +69,11 @@ pub(crate) fn py_emit<'py, T: Emit + ?Sized>(
 
 /// A data value the core handed out and gets back (a stored entry, a
 /// metrics snapshot, a server hint), read by the core's declaration of it.
+///
+/// A value that does not fit is an `InputError` (it is not a config) with
+/// the first problem's code and field, every problem in the message.
 pub(crate) fn data_of<T: Section>(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<T> {
     let doc = doc_of(py, Some(obj))?;
-    decode(&doc, Dialect::PYTHON).map_err(|e| config_error(py, &e))
+    decode(&doc, Dialect::PYTHON)
+        .map_err(|e| usage_error_at(e.code().as_str(), e.field(), e.text()))
 }

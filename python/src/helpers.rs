@@ -133,7 +133,9 @@ pub(crate) fn format_http_date(unix: &Bound<'_, PyAny>) -> PyResult<String> {
 }
 
 /// The server's retry hint in response headers as a dict (`kind`:
-/// `delay`, `bounded`, `do_not_retry`), or None.
+/// `delay`, `bounded`, `do_not_retry`), or None. An HTTP-date or epoch
+/// value is read against the response's `Date` header, else `wall_now`
+/// (Unix seconds, such as `time.time()`); with neither it is ignored.
 #[pyfunction]
 #[pyo3(signature = (headers, wall_now=None))]
 pub(crate) fn server_hint<'py>(

@@ -46,7 +46,7 @@ pub(crate) fn http_plan(
     method: &str,
     host: &str,
     path: &str,
-    caller_key: bool,
+    caller_key: Option<&str>,
     server_deduplicates: bool,
     auto_keys: bool,
 ) -> (String, String, bool, bool, bool) {

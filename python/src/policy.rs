@@ -102,10 +102,13 @@ fn host_defaults(py: Python<'_>, doc: &mut Value, records: bool) -> PyResult<()>
 /// real timestamps (what the JS binding does at construction too). A host
 /// on another clock (stoic's testing switch) sets its own pairing.
 fn anchor_wall_clock(py: Python<'_>, policy: &mut stoic_core::Policy) -> PyResult<()> {
-    let time = py.import("time")?;
-    let now: Secs = time.call_method0("monotonic")?.extract()?;
-    let unix: Secs = time.call_method0("time")?.extract()?;
-    policy.set_wall_clock(now.instant("time.monotonic()")?, unix.wall("time.time()")?);
+    // The runtimes' clock (`stoic._clock.monotonic`, on the Unix scale).
+    let now: Secs = py
+        .import("stoic._clock")?
+        .call_method0("monotonic")?
+        .extract()?;
+    let unix: Secs = py.import("time")?.call_method0("time")?.extract()?;
+    policy.set_wall_clock(now.instant("monotonic()")?, unix.wall("time.time()")?);
     Ok(())
 }
 

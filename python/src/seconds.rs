@@ -14,9 +14,16 @@ use crate::errors::usage_error_at;
 const MAX_MS: f64 = 9_007_199_254_740_991.0;
 
 /// A number of seconds as the caller passed it, checked when it is used
-/// (where the argument's name is known).
+/// (where the argument's name is known, so every error names it).
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct Secs(f64);
+pub(crate) struct Secs(Reading);
+
+#[derive(Clone, Copy, Debug)]
+enum Reading {
+    Seconds(f64),
+    /// Not a number: the type's name, for the error.
+    NotANumber(&'static str),
+}
 
 impl<'a, 'py> FromPyObject<'a, 'py> for Secs {
     type Error = PyErr;
@@ -25,15 +32,23 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Secs {
         let number = (obj.is_instance_of::<PyFloat>() || obj.is_instance_of::<PyInt>())
             && !obj.is_instance_of::<PyBool>();
         if !number {
-            return Err(PyTypeError::new_err(format!(
-                "expected a number of seconds, not {}",
-                obj.get_type().name()?
-            )));
+            let kind = if obj.is_instance_of::<PyBool>() {
+                "bool"
+            } else if obj.is_none() {
+                "None"
+            } else if obj.is_instance_of::<pyo3::types::PyString>() {
+                "str"
+            } else {
+                "a non-number"
+            };
+            return Ok(Secs(Reading::NotANumber(kind)));
         }
         match obj.extract::<f64>() {
-            Ok(secs) => Ok(Secs(secs)),
+            Ok(secs) => Ok(Secs(Reading::Seconds(secs))),
             // An int too large for a double: out of any range, said by name below.
-            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => Ok(Secs(f64::INFINITY)),
+            Err(e) if e.is_instance_of::<PyOverflowError>(obj.py()) => {
+                Ok(Secs(Reading::Seconds(f64::INFINITY)))
+            }
             Err(e) => Err(e),
         }
     }
@@ -41,20 +56,32 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Secs {
 
 impl Secs {
     /// No time (a default duration).
-    pub(crate) const ZERO: Secs = Secs(0.0);
+    pub(crate) const ZERO: Secs = Secs(Reading::Seconds(0.0));
 
     /// Whole milliseconds, or the error naming `name`.
     pub(crate) fn ms(self, name: &str) -> PyResult<u64> {
-        let ms = self.0 * 1000.0;
-        if self.0.is_finite() && (0.0..=MAX_MS).contains(&ms) {
-            Ok(secs_to_ms(self.0))
+        let secs = match self.0 {
+            Reading::Seconds(secs) => secs,
+            Reading::NotANumber(kind) => {
+                let error =
+                    PyTypeError::new_err(format!("{name} must be a number of seconds, not {kind}"));
+                Python::attach(|py| {
+                    let value = error.value(py);
+                    let _code = value.setattr("code", "wrong_type");
+                    let _field = value.setattr("field", name);
+                });
+                return Err(error);
+            }
+        };
+        let ms = secs * 1000.0;
+        if secs.is_finite() && (0.0..=MAX_MS).contains(&ms) {
+            Ok(secs_to_ms(secs))
         } else {
             Err(usage_error_at(
                 "out_of_range",
                 name,
                 format!(
-                    "{name} must be a finite number of seconds from 0 up to 2^53 ms, got {}",
-                    self.0
+                    "{name} must be a finite number of seconds from 0, below 2^53 ms, got {secs}"
                 ),
             ))
         }

@@ -106,7 +106,7 @@ def test_data_handed_back_is_read_by_the_schema_in_seconds() -> None:
     hint = stoic.parts.server_hint({"retry-after": "2"})
     assert hint == {"kind": "delay", "delay": 2.0, "source": "retry_after"}
     assert stoic.parts.hint_delay(hint, 0.5) == 2.0
-    with pytest.raises(stoic.ConfigError) as caught:
+    with pytest.raises(stoic.InputError) as caught:
         stoic.parts.hint_delay({"kind": "delay", "delay_ms": 2000, "source": "retry_after"}, 0.5)
     assert (caught.value.code, caught.value.field) == ("unknown_field", "delay_ms")
     assert "write `delay`" in str(caught.value)

@@ -132,11 +132,11 @@ def test_snapshot_restore_keeps_an_open_breaker() -> None:
 
 
 def test_log_timestamps_are_real_time_without_a_pairing() -> None:
-    # The policy pairs time.monotonic() with time.time() when it is built.
+    # The policy pairs stoic.monotonic() with time.time() when it is built.
     before = time.time()
     policy = stoic.Policy.from_json('{"seed": 1, "log_records": true}')
-    call = policy.begin(time.monotonic(), "op")
-    call.on_success(time.monotonic())
+    call = policy.begin(stoic.monotonic(), "op")
+    call.on_success(stoic.monotonic())
     stamp = json.loads(policy.events()[0]["line"])["timestamp"]
     when = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00")).timestamp()
     assert before - 1.0 <= when <= time.time() + 1.0
@@ -159,3 +159,11 @@ def test_events_metrics_and_budget_status() -> None:
     policy.drain()
     assert policy.draining
     assert policy.begin(2.0).reason == "shutting_down"
+
+
+def test_the_runtimes_clock_is_monotonic_on_the_unix_scale() -> None:
+    # Snapshots carry instants; on the Unix scale they mean the same moment in
+    # another process (or in JavaScript), whatever each host's uptime.
+    first = stoic.monotonic()
+    assert abs(first - time.time()) < 5.0
+    assert stoic.monotonic() >= first

@@ -2,10 +2,10 @@
 //! and `field`, never strings.
 //!
 //! Every config mistake (a wrong type, an unknown key, a value out of
-//! range) is a `ConfigError`, as in Python, with every problem listed, and
-//! so is a data value the core cannot read back (a permit, a ticket, a
-//! stored entry): both are read by the core's schema. Pure helpers reject
-//! caller data with an `InputError`.
+//! range) is a `ConfigError`, as in Python, with every problem listed. A
+//! data value the core cannot read back (a permit, a ticket, a stored
+//! entry, a metrics snapshot) is an `InputError` with the problem's code and
+//! field, as is caller data a pure helper refuses.
 
 use js_sys::{Error, Object, TypeError};
 use stoic_core::{ConfigError, InputError};
@@ -40,6 +40,14 @@ pub(crate) fn config_error(error: &ConfigError) -> JsValue {
         })
         .collect();
     set(js.unchecked_ref(), "problems", &problems);
+    with_fields(&js, error.code().as_str(), Some(error.field()))
+}
+
+/// A data value handed back that the core's schema refused: an `InputError`
+/// with the first problem's code and field, every problem in the message.
+pub(crate) fn data_error(error: &ConfigError) -> JsValue {
+    let js = Error::new(&error.text());
+    js.set_name("InputError");
     with_fields(&js, error.code().as_str(), Some(error.field()))
 }
 

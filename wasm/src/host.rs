@@ -51,7 +51,7 @@ pub fn http_plan_of(
     method: &str,
     host: &str,
     path: &str,
-    caller_key: bool,
+    caller_key: Option<String>,
     server_deduplicates: bool,
     auto_keys: bool,
 ) -> JsValue {
@@ -59,7 +59,7 @@ pub fn http_plan_of(
         method,
         host,
         path,
-        caller_key,
+        caller_key: caller_key.as_deref(),
         server_deduplicates,
         auto_keys,
     });

@@ -284,11 +284,12 @@ impl<'v> Fields<'v, '_> {
                 // value handed out comes back); each section bounds its own
                 // settings far below it.
                 if seconds < 0.0 || ms > 18_446_744_073_709_551_615.0 {
-                    self.check.fail_at(
-                        seg,
-                        ConfigErrorCode::OutOfRange,
-                        format!("must be a number of seconds from 0, got {seconds}"),
-                    );
+                    let text = if seconds < 0.0 {
+                        format!("must not be negative, got {seconds}")
+                    } else {
+                        format!("is too large, got {seconds}")
+                    };
+                    self.check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
                     return None;
                 }
                 if seconds > 0.0 && ms < 1.0 {
@@ -431,22 +432,8 @@ impl<'v> Fields<'v, '_> {
 fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128> {
     let n = match value {
         Value::Int(n) => *n,
-        // A whole double beyond 2^53 stands for many integers at once (JS
-        // `2 ** 60` is also `2 ** 60 + 1`): refused, as canonical JSON does.
-        Value::Float(f) if f.is_finite() && f.fract() == 0.0 && f.abs() > MAX_EXACT => {
-            let exact = match check.dialect().case {
-                KeyCase::Camel => "a BigInt",
-                KeyCase::Snake => "an integer",
-            };
-            check.fail_at(
-                seg,
-                ConfigErrorCode::OutOfRange,
-                format!("is beyond 2^53, where a number is not exact; pass {exact}"),
-            );
-            return None;
-        }
         Value::Float(f) if f.is_finite() && f.fract() == 0.0 => {
-            // Whole and within i128: the cast is exact.
+            // Whole; saturating beyond i128 (far past any field's range).
             #[allow(clippy::cast_possible_truncation)]
             let n = *f as i128;
             n
@@ -481,6 +468,21 @@ fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128
             format!("is too large, got {n}")
         };
         check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
+        return None;
+    }
+    // In range, but a whole double beyond 2^53 stands for many integers at
+    // once (JS `2 ** 60` is also `2 ** 60 + 1`): refused, as canonical JSON
+    // refuses it.
+    if matches!(value, Value::Float(f) if f.abs() > MAX_EXACT) {
+        let exact = match check.dialect().case {
+            KeyCase::Camel => "a BigInt",
+            KeyCase::Snake => "an int",
+        };
+        check.fail_at(
+            seg,
+            ConfigErrorCode::OutOfRange,
+            format!("is beyond 2^53, where a number is not exact; pass {exact}"),
+        );
         return None;
     }
     Some(n)

@@ -17,7 +17,7 @@ Durations are float seconds everywhere (the engine's ``base_ms`` is
 """
 
 from ._classify import Rejected
-from ._clock import Clock, SystemClock, VirtualClock
+from ._clock import Clock, SystemClock, VirtualClock, monotonic
 from ._decorator import retry
 from ._errors import ConfigError, ConfigProblem, InputError, RetryError, StoicError
 from ._loop import Attempt, Retrying, retrying
@@ -53,6 +53,7 @@ __all__ = [
     "__version__",
     "canonical_json",
     "idempotency_key",
+    "monotonic",
     "parse_retry_after",
     "random_key",
     "retry",

@@ -12,7 +12,20 @@ import sys
 import time
 from typing import Protocol
 
-__all__ = ["Clock", "SystemClock", "VirtualClock", "async_sleep"]
+__all__ = ["Clock", "SystemClock", "VirtualClock", "async_sleep", "monotonic"]
+
+# ``time.monotonic`` counts from an arbitrary point (the boot, on Linux), so
+# two processes' readings do not compare, and a snapshot taken on a host up
+# for ten days would keep a breaker open for ten days on a host just booted.
+# Offset once to the Unix scale (as JavaScript's ``performance.timeOrigin +
+# performance.now()``), readings stay monotonic within a process and mean
+# the same instant across processes and languages, up to clock skew.
+_UNIX_OFFSET = time.time() - time.monotonic()
+
+
+def monotonic() -> float:
+    """Monotonic seconds on the Unix scale: what the runtimes pass as ``now``."""
+    return _UNIX_OFFSET + time.monotonic()
 
 
 class Clock(Protocol):
@@ -51,11 +64,12 @@ async def async_sleep(seconds: float) -> None:
 
 
 class SystemClock:
-    """The real clock: ``time.monotonic``, ``time.time``, ``time.sleep``."""
+    """The real clock: ``monotonic`` (``time.monotonic`` on the Unix scale),
+    ``time.time``, ``time.sleep``."""
 
     __slots__ = ()
 
-    monotonic = staticmethod(time.monotonic)
+    monotonic = staticmethod(monotonic)
     wall = staticmethod(time.time)
     sleep = staticmethod(time.sleep)
 

@@ -296,7 +296,7 @@ def http_plan(
     host: str,
     path: str,
     *,
-    caller_key: bool,
+    caller_key: str | None,
     server_deduplicates: bool,
     auto_keys: bool,
 ) -> tuple[str, str, bool, bool, bool]: ...

@@ -132,7 +132,7 @@ class _Base:
             request.method,
             host,
             url.path,
-            caller_key=key is not None,
+            caller_key=key,
             server_deduplicates=self._server_deduplicates,
             auto_keys=self._keys,
         )

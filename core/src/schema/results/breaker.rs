@@ -28,6 +28,9 @@ impl Emit for BreakerState {
 /// A permit comes back from the host: read by the same declaration.
 impl Section for Permit {
     fn read(f: &mut Fields<'_, '_>) -> Self {
+        for name in ["generation", "id", "probe"] {
+            f.require(name, false, "(a permit as the breaker gave it)");
+        }
         Permit {
             generation: f.u64("generation", 0),
             id: f.u64("id", 0),
