@@ -22,7 +22,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::error::{ConfigError, InputError};
-use crate::key::{canonical_json, sha256_hex};
+use crate::key::{canonical_json_distinct, sha256_hex};
 
 pub use crate::key::MAX_KEY_LEN;
 
@@ -211,9 +211,12 @@ impl ServerDecision {
 }
 
 /// The payload fingerprint: SHA-256 of the body's RFC 8785 canonical JSON, so
-/// formatting and member order do not make a retry look like a new payload.
+/// formatting and member order do not make a retry look like a new payload;
+/// integers a double cannot hold keep their digits
+/// ([`crate::key::canonical_json_distinct`]), so two orders whose ids differ
+/// only past 2^53 are two payloads (a reused key gets a 422, not a replay).
 pub fn fingerprint(body_json: &str) -> Result<String, InputError> {
-    Ok(sha256_hex(canonical_json(body_json)?.as_bytes()))
+    Ok(sha256_hex(canonical_json_distinct(body_json)?.as_bytes()))
 }
 
 /// Decides what to do with a request carrying `key` (the parsed
@@ -284,6 +287,18 @@ mod tests {
         stored: Option<&StoredEntry>,
     ) -> ServerDecision {
         decide(&ServerIdempotencyConfig::default(), now, key, fp, stored)
+    }
+
+    #[test]
+    fn payloads_differing_past_2_53_have_different_fingerprints() {
+        let a = fingerprint(r#"{"id": 1152921504606846977}"#).unwrap();
+        let b = fingerprint(r#"{"id": 1152921504606846976}"#).unwrap();
+        assert_ne!(a, b);
+        // Formatting and member order still do not matter.
+        assert_eq!(
+            fingerprint(r#"{"a":1,"id":1152921504606846977}"#).unwrap(),
+            fingerprint(r#"{ "id" : 1152921504606846977, "a" : 1 }"#).unwrap()
+        );
     }
 
     #[test]

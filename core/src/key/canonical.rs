@@ -43,7 +43,7 @@ const MAX_EXACT_INTEGER: u128 = 1 << 53;
 /// [`InputErrorCode::LoneSurrogate`] for a `\uD800`-style escape without its
 /// pair, and [`InputErrorCode::TooDeep`] for nesting beyond [`MAX_DEPTH`].
 pub fn canonical_json(json_text: &str) -> Result<String, InputError> {
-    canonicalize(json_text, false)
+    canonicalize(json_text, Integers::Doubles)
 }
 
 /// [`canonical_json`] for values that stand for an identity (idempotency-key
@@ -56,15 +56,36 @@ pub fn canonical_json(json_text: &str) -> Result<String, InputError> {
 /// differ in the last digits would otherwise get one key, and a second,
 /// different order would be "replayed" as the first.
 pub fn canonical_json_exact(json_text: &str) -> Result<String, InputError> {
-    canonicalize(json_text, true)
+    canonicalize(json_text, Integers::Refused)
 }
 
-fn canonicalize(json_text: &str, exact_integers: bool) -> Result<String, InputError> {
+/// [`canonical_json`] for telling payloads apart (a server's request
+/// fingerprint): an integer literal a double cannot hold is kept with its
+/// own digits instead of rounded, so two bodies whose ids differ in the last
+/// digits get different fingerprints. Not RFC 8785 for such numbers, and
+/// only ever compared with itself.
+pub fn canonical_json_distinct(json_text: &str) -> Result<String, InputError> {
+    canonicalize(json_text, Integers::Kept)
+}
+
+/// What happens to an integer literal a double cannot hold exactly.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Integers {
+    /// Read as the nearest double (RFC 8785).
+    Doubles,
+    /// Refused: it stands for an identity that rounding would merge.
+    Refused,
+    /// Kept as written (its digits are already canonical: JSON has no
+    /// leading zeros or plus signs).
+    Kept,
+}
+
+fn canonicalize(json_text: &str, integers: Integers) -> Result<String, InputError> {
     let mut parser = Parser {
         text: json_text,
         bytes: json_text.as_bytes(),
         pos: 0,
-        exact_integers,
+        integers,
     };
     parser.skip_whitespace();
     let value = parser.parse_value(0)?;
@@ -94,8 +115,8 @@ struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
     pos: usize,
-    /// Refuse integer literals a double cannot hold ([`canonical_json_exact`]).
-    exact_integers: bool,
+    /// What to do with integer literals a double cannot hold.
+    integers: Integers,
 }
 
 impl Parser<'_> {
@@ -266,12 +287,14 @@ impl Parser<'_> {
             .parse()
             .map_err(|_| self.invalid("invalid number"))?;
         let integer = !literal.contains(['.', 'e', 'E']);
-        if self.exact_integers
-            && integer
+        let inexact = integer
             && beyond_exact_range(literal)
             && !is_exact(literal, value)
-            && es6_number(value).as_deref() != Some(literal)
-        {
+            && es6_number(value).as_deref() != Some(literal);
+        if inexact && self.integers == Integers::Kept && value.is_finite() {
+            return Ok(Value::Number(literal.to_owned()));
+        }
+        if inexact && self.integers == Integers::Refused {
             return Err(InputError::new(
                 InputErrorCode::NumberOutOfRange,
                 format!(
