@@ -13,6 +13,7 @@ import {
   canonicalizeJsonText,
   idempotencyKey,
   keyHeaderValue,
+  mergeMetrics,
   parseHttpDate,
   parseKeyHeader,
   parseRetryAfter,
@@ -283,4 +284,11 @@ test('a whole number beyond 2^53 in a config is refused (pass a BigInt), so conf
   assert.equal(error.name, 'ConfigError');
   assert.equal(error.field, 'seed');
   assert.doesNotThrow(() => JSON.stringify(new Policy().config()));
+});
+
+test('a metrics snapshot handed back must be whole: a partial one is an InputError, not zeros', () => {
+  const whole = new Metrics().snapshot();
+  assert.doesNotThrow(() => mergeMetrics(whole, whole));
+  const error = typed(() => mergeMetrics({}, whole), 'required');
+  assert.equal(error.name, 'InputError');
 });

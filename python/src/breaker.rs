@@ -123,8 +123,9 @@ impl Breaker {
 
     /// A breaker restored from `snapshot()` text.
     #[staticmethod]
-    fn restore(py: Python<'_>, text: &str) -> PyResult<Self> {
-        let breaker: breaker::Breaker = parts::restore(py, text)?;
+    fn restore(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = parts::snapshot_text(py, text)?;
+        let breaker: breaker::Breaker = parts::restore(py, &text)?;
         Ok(Breaker {
             inner: Mutex::new(breaker),
         })

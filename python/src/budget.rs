@@ -126,8 +126,9 @@ impl RetryBudget {
 
     /// A budget restored from `snapshot()` text.
     #[staticmethod]
-    fn restore(py: Python<'_>, text: &str) -> PyResult<Self> {
-        let inner: budget::RetryBudget = parts::restore(py, text)?;
+    fn restore(py: Python<'_>, text: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let text = parts::snapshot_text(py, text)?;
+        let inner: budget::RetryBudget = parts::restore(py, &text)?;
         Ok(RetryBudget {
             inner: Mutex::new(inner),
         })

@@ -10,6 +10,27 @@ pub(crate) fn snapshot<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_default()
 }
 
+/// A snapshot as text: `snapshot()`'s text as it is, or the parsed JSON
+/// (a dict, as a key-value store's JSON reader hands it back, as JavaScript's
+/// `restore()` takes an object) written back with `json.dumps`. Anything
+/// `json.dumps` cannot write is an `InputError` `invalid_snapshot`.
+pub(crate) fn snapshot_text(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<String> {
+    if let Ok(text) = state.cast::<pyo3::types::PyString>() {
+        return Ok(text.to_str()?.to_owned());
+    }
+    let written = py
+        .import("json")?
+        .call_method1("dumps", (state,))
+        .and_then(|text| text.extract::<String>());
+    written.map_err(|e| {
+        let message = format!("a snapshot is its JSON text or that JSON parsed: {e}");
+        input_error(
+            py,
+            &InputError::new(InputErrorCode::InvalidSnapshot, message),
+        )
+    })
+}
+
 /// Restores a part from `snapshot()` text; a malformed snapshot is an
 /// `InputError` (`invalid_snapshot`, as in JavaScript) naming where it went
 /// wrong.

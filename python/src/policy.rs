@@ -441,9 +441,15 @@ impl Policy {
         self.lock().snapshot_state().to_json()
     }
 
-    /// Restores a `snapshot()`; returns `{"restored": n, "reset": [...]}`.
-    fn restore<'py>(&self, py: Python<'py>, state: &str) -> PyResult<Bound<'py, PyAny>> {
-        let state = PolicyState::from_json(state).map_err(|e| input_error(py, &e))?;
+    /// Restores a `snapshot()` (its text, or that JSON parsed into a dict);
+    /// returns `{"restored": n, "reset": [...]}`.
+    fn restore<'py>(
+        &self,
+        py: Python<'py>,
+        state: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let text = crate::parts::snapshot_text(py, state)?;
+        let state = PolicyState::from_json(&text).map_err(|e| input_error(py, &e))?;
         let report = self
             .lock()
             .restore_state(state)

@@ -167,3 +167,19 @@ def test_the_runtimes_clock_is_monotonic_on_the_unix_scale() -> None:
     first = stoic.monotonic()
     assert abs(first - time.time()) < 5.0
     assert stoic.monotonic() >= first
+
+
+def test_restore_takes_the_snapshot_text_or_that_json_parsed() -> None:
+    policy = stoic.Policy(seed=1)
+    for _ in range(5):
+        call = policy.begin(10.0, "get", "api")
+        call.on_status(10.0, 503)
+    parsed = json.loads(policy.snapshot())
+    fresh = stoic.Policy(seed=1)
+    assert fresh.restore(parsed)["restored"] >= 1
+    assert fresh.breaker_state("api") == "open"
+    cyclic: dict[str, object] = {}
+    cyclic["self"] = cyclic
+    with pytest.raises(stoic.InputError) as caught:
+        fresh.restore(cyclic)
+    assert caught.value.code == "invalid_snapshot"

@@ -68,6 +68,27 @@ pub fn canonical_json_distinct(json_text: &str) -> Result<String, InputError> {
     canonicalize(json_text, Integers::Kept)
 }
 
+/// Parses JSON text as a document (a config written for Rust or the
+/// vectors), with the canonical parser's strictness (duplicate members,
+/// lone surrogates and nesting beyond [`MAX_DEPTH`] refused): numbers keep
+/// their literal text, so a 64-bit seed reads back exactly and an integer
+/// stays told apart from a float. Members come sorted.
+pub(crate) fn parse_document(json_text: &str) -> Result<Json, InputError> {
+    let mut parser = Parser {
+        text: json_text,
+        bytes: json_text.as_bytes(),
+        pos: 0,
+        integers: Integers::Literal,
+    };
+    parser.skip_whitespace();
+    let value = parser.parse_value(0)?;
+    parser.skip_whitespace();
+    if parser.pos < parser.bytes.len() {
+        return Err(parser.invalid("unexpected text after the JSON value"));
+    }
+    Ok(value)
+}
+
 /// What happens to an integer literal a double cannot hold exactly.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Integers {
@@ -78,6 +99,8 @@ enum Integers {
     /// Kept as written (its digits are already canonical: JSON has no
     /// leading zeros or plus signs).
     Kept,
+    /// Every number kept as written (a document, not a hash input).
+    Literal,
 }
 
 fn canonicalize(json_text: &str, integers: Integers) -> Result<String, InputError> {
@@ -101,13 +124,13 @@ fn canonicalize(json_text: &str, integers: Integers) -> Result<String, InputErro
 /// A parsed JSON value. Numbers are kept already in their canonical text;
 /// object members are kept sorted by UTF-16 name, duplicates rejected.
 #[derive(Debug)]
-enum Value {
+pub(crate) enum Json {
     Null,
     Bool(bool),
     Number(String),
     String(String),
-    Array(Vec<Value>),
-    Object(Vec<(String, Value)>),
+    Array(Vec<Json>),
+    Object(Vec<(String, Json)>),
 }
 
 #[derive(Debug)]
@@ -142,7 +165,7 @@ impl Parser<'_> {
     }
 
     /// Parses one value; `depth` counts the arrays and objects around it.
-    fn parse_value(&mut self, depth: usize) -> Result<Value, InputError> {
+    fn parse_value(&mut self, depth: usize) -> Result<Json, InputError> {
         match self.peek() {
             Some(b'{') => {
                 self.check_depth(depth)?;
@@ -152,10 +175,10 @@ impl Parser<'_> {
                 self.check_depth(depth)?;
                 self.parse_array(depth.saturating_add(1))
             }
-            Some(b'"') => self.parse_string().map(Value::String),
-            Some(b't') => self.parse_literal("true", Value::Bool(true)),
-            Some(b'f') => self.parse_literal("false", Value::Bool(false)),
-            Some(b'n') => self.parse_literal("null", Value::Null),
+            Some(b'"') => self.parse_string().map(Json::String),
+            Some(b't') => self.parse_literal("true", Json::Bool(true)),
+            Some(b'f') => self.parse_literal("false", Json::Bool(false)),
+            Some(b'n') => self.parse_literal("null", Json::Null),
             Some(b'-' | b'0'..=b'9') => self.parse_number(),
             Some(_) => Err(self.invalid("unexpected character")),
             None => Err(self.invalid("unexpected end of input")),
@@ -172,7 +195,7 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn parse_literal(&mut self, word: &str, value: Value) -> Result<Value, InputError> {
+    fn parse_literal(&mut self, word: &str, value: Json) -> Result<Json, InputError> {
         let end = self.pos.saturating_add(word.len());
         if self.bytes.get(self.pos..end) == Some(word.as_bytes()) {
             self.pos = end;
@@ -182,13 +205,13 @@ impl Parser<'_> {
         }
     }
 
-    fn parse_array(&mut self, depth: usize) -> Result<Value, InputError> {
+    fn parse_array(&mut self, depth: usize) -> Result<Json, InputError> {
         self.bump(); // '['
         let mut items = Vec::new();
         self.skip_whitespace();
         if self.peek() == Some(b']') {
             self.bump();
-            return Ok(Value::Array(items));
+            return Ok(Json::Array(items));
         }
         loop {
             self.skip_whitespace();
@@ -198,20 +221,20 @@ impl Parser<'_> {
                 Some(b',') => self.bump(),
                 Some(b']') => {
                     self.bump();
-                    return Ok(Value::Array(items));
+                    return Ok(Json::Array(items));
                 }
                 _ => return Err(self.invalid("expected ',' or ']'")),
             }
         }
     }
 
-    fn parse_object(&mut self, depth: usize) -> Result<Value, InputError> {
+    fn parse_object(&mut self, depth: usize) -> Result<Json, InputError> {
         self.bump(); // '{'
-        let mut members: Vec<(String, Value)> = Vec::new();
+        let mut members: Vec<(String, Json)> = Vec::new();
         self.skip_whitespace();
         if self.peek() == Some(b'}') {
             self.bump();
-            return Ok(Value::Object(members));
+            return Ok(Json::Object(members));
         }
         loop {
             self.skip_whitespace();
@@ -253,10 +276,10 @@ impl Parser<'_> {
                 ),
             ));
         }
-        Ok(Value::Object(members))
+        Ok(Json::Object(members))
     }
 
-    fn parse_number(&mut self) -> Result<Value, InputError> {
+    fn parse_number(&mut self) -> Result<Json, InputError> {
         let start = self.pos;
         if self.peek() == Some(b'-') {
             self.bump();
@@ -287,12 +310,17 @@ impl Parser<'_> {
             .parse()
             .map_err(|_| self.invalid("invalid number"))?;
         let integer = !literal.contains(['.', 'e', 'E']);
+        // A document keeps every number as written: whether it was an
+        // integer literal is part of its meaning (a float 1e18 is not a seed).
+        if self.integers == Integers::Literal && value.is_finite() {
+            return Ok(Json::Number(literal.to_owned()));
+        }
         let inexact = integer
             && beyond_exact_range(literal)
             && !is_exact(literal, value)
             && es6_number(value).as_deref() != Some(literal);
         if inexact && self.integers == Integers::Kept && value.is_finite() {
-            return Ok(Value::Number(literal.to_owned()));
+            return Ok(Json::Number(literal.to_owned()));
         }
         if inexact && self.integers == Integers::Refused {
             return Err(InputError::new(
@@ -304,7 +332,7 @@ impl Parser<'_> {
                 ),
             ));
         }
-        es6_number(value).map(Value::Number).ok_or_else(|| {
+        es6_number(value).map(Json::Number).ok_or_else(|| {
             InputError::new(
                 InputErrorCode::NumberOutOfRange,
                 format!("number {literal} is outside the IEEE-754 double range"),
@@ -452,14 +480,14 @@ fn lone_surrogate(unit: u32, pos: usize) -> InputError {
     )
 }
 
-fn write_value(value: &Value, out: &mut String) {
+fn write_value(value: &Json, out: &mut String) {
     match value {
-        Value::Null => out.push_str("null"),
-        Value::Bool(true) => out.push_str("true"),
-        Value::Bool(false) => out.push_str("false"),
-        Value::Number(text) => out.push_str(text),
-        Value::String(text) => write_string(text, out),
-        Value::Array(items) => {
+        Json::Null => out.push_str("null"),
+        Json::Bool(true) => out.push_str("true"),
+        Json::Bool(false) => out.push_str("false"),
+        Json::Number(text) => out.push_str(text),
+        Json::String(text) => write_string(text, out),
+        Json::Array(items) => {
             out.push('[');
             for (index, item) in items.iter().enumerate() {
                 if index > 0 {
@@ -469,7 +497,7 @@ fn write_value(value: &Value, out: &mut String) {
             }
             out.push(']');
         }
-        Value::Object(members) => {
+        Json::Object(members) => {
             out.push('{');
             for (index, (name, item)) in members.iter().enumerate() {
                 if index > 0 {

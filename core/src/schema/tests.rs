@@ -218,3 +218,22 @@ fn a_rust_built_config_is_checked_by_the_same_rules() {
         "max_attempts: must be from 1 to 1000, got 0; backoff.cap_ms: must be at least `base_ms` (1000 ms), got 1 ms"
     );
 }
+
+#[test]
+fn json_documents_keep_integers_exact_and_refuse_duplicates() {
+    assert_eq!(
+        Value::from_json(r#"{"seed": 18446744073709551615}"#).unwrap(),
+        Value::Map(vec![("seed".to_owned(), Value::Int(i128::from(u64::MAX)))])
+    );
+    assert_eq!(
+        Value::from_json("[1e3, 1.5, -2]").unwrap(),
+        Value::List(vec![
+            Value::Float(1000.0),
+            Value::Float(1.5),
+            Value::Int(-2)
+        ])
+    );
+    let twice = Value::from_json(r#"{"seed": 1, "seed": 2}"#).unwrap_err();
+    assert_eq!(twice.code(), crate::error::ConfigErrorCode::InvalidJson);
+    assert!(Value::from_json("{").is_err());
+}

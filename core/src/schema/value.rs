@@ -3,6 +3,7 @@
 //! that built it.
 
 use crate::error::{ConfigError, ConfigErrorCode};
+use crate::key::Json;
 
 /// One value of a document. Objects keep their keys in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -55,23 +56,45 @@ impl Value {
         Ok(())
     }
 
-    /// Parses JSON text (a config document written for Rust or the vectors).
+    /// Parses JSON text (a config document written for Rust or the vectors)
+    /// with the core's own strict parser: integer literals exact (a 64-bit
+    /// seed reads back as written), duplicate members refused.
     ///
     /// # Errors
-    /// `invalid_json` for text that is not JSON.
+    /// `invalid_json` for text that is not JSON, saying where.
     pub fn from_json(text: &str) -> Result<Value, ConfigError> {
-        serde_json::from_str::<serde_json::Value>(text)
-            .map(|v| Value::from(&v))
+        crate::key::parse_document(text)
+            .map(|json| Value::of_json(&json))
             .map_err(|e| {
                 ConfigError::new(
                     ConfigErrorCode::InvalidJson,
                     "",
-                    format!(
-                        "not JSON: {}",
-                        e.to_string().replace(" at line ", ", at line ")
-                    ),
+                    format!("not JSON: {}", e.message()),
                 )
             })
+    }
+
+    fn of_json(json: &Json) -> Value {
+        match json {
+            Json::Null => Value::Null,
+            Json::Bool(b) => Value::Bool(*b),
+            Json::Number(text) => {
+                let integer = !text.contains(['.', 'e', 'E']);
+                match text.parse::<i128>() {
+                    Ok(n) if integer => Value::Int(n),
+                    // Correctly rounded, as ECMAScript's and Python's parsers.
+                    _ => Value::Float(text.parse().unwrap_or(f64::NAN)),
+                }
+            }
+            Json::String(s) => Value::Text(s.clone()),
+            Json::Array(items) => Value::List(items.iter().map(Value::of_json).collect()),
+            Json::Object(members) => Value::Map(
+                members
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::of_json(v)))
+                    .collect(),
+            ),
+        }
     }
 
     /// The value as JSON (for storing a config; the schema writes only

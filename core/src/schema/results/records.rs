@@ -8,8 +8,15 @@ use crate::record::{
 use crate::schema::{Check, Emit, Fields, Out, Section, Seg};
 use crate::time::Instant;
 
+/// Why every field of a snapshot handed back is required: a partial one is
+/// not a snapshot the core wrote, and zeros would merge in silently.
+const AS_WRITTEN: &str = "(a metrics snapshot as the core wrote it)";
+
 impl Section for HistogramSnapshot {
     fn read(f: &mut Fields<'_, '_>) -> Self {
+        for (name, duration) in [("counts", false), ("sum", true), ("count", false)] {
+            f.require(name, duration, AS_WRITTEN);
+        }
         let got = f.u64s("counts");
         let mut counts = [0; RETRY_DURATION_BUCKETS];
         if got.len() == RETRY_DURATION_BUCKETS {
@@ -42,6 +49,21 @@ impl Section for HistogramSnapshot {
 
 impl Section for MetricsSnapshot {
     fn read(f: &mut Fields<'_, '_>) -> Self {
+        let fields = [
+            ("as_of", true),
+            ("calls_total", false),
+            ("attempts_total", false),
+            ("retry_total", false),
+            ("retry_attempts_total", false),
+            ("retry_success", false),
+            ("retry_exhausted", false),
+            ("gave_up_total", false),
+            ("retry_duration", false),
+            ("circuit_breaker_state", false),
+        ];
+        for (name, duration) in fields {
+            f.require(name, duration, AS_WRITTEN);
+        }
         let gauge = f.u64("circuit_breaker_state", 0);
         let circuit_breaker_state = u8::try_from(gauge)
             .ok()

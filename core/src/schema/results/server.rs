@@ -2,7 +2,7 @@
 //! a restore's report.
 
 use crate::hints::{HintSource, ServerHint};
-use crate::schema::{Check, Emit, Fields, Out, Section};
+use crate::schema::{Check, Emit, Fields, Out, Section, Seg};
 use crate::server_idempotency::{EntryState, ServerDecision, StoredEntry};
 use crate::state::RestoreReport;
 
@@ -138,7 +138,13 @@ impl Section for EntryState {
         }
     }
 
-    fn check(&self, _: &mut Check) {}
+    fn check(&self, c: &mut Check) {
+        if let EntryState::Completed { status, .. } = *self {
+            c.range((100..=999).contains(&status), Seg::field("status"), |_| {
+                format!("must be an HTTP status (100-999), got {status}")
+            });
+        }
+    }
 }
 
 /// An entry the host's store kept and hands back.
@@ -157,7 +163,9 @@ impl Section for StoredEntry {
         o.section("state", &self.state);
     }
 
-    fn check(&self, _: &mut Check) {}
+    fn check(&self, c: &mut Check) {
+        c.within(Seg::field("state"), |c| self.state.check(c));
+    }
 }
 
 impl Emit for ServerDecision {

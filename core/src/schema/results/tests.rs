@@ -329,3 +329,18 @@ fn python_writes_seconds_and_javascript_camel_case() {
         serde_json::json!({"reason": "circuit_open", "retryAt": 2500})
     );
 }
+
+#[test]
+fn handed_back_values_are_checked() {
+    use crate::error::ConfigErrorCode;
+    use crate::schema::Value;
+    let partial = Value::Map(vec![("calls_total".to_owned(), Value::Int(1))]);
+    let error = decode::<MetricsSnapshot>(&partial, Dialect::RUST).unwrap_err();
+    assert_eq!(error.code(), ConfigErrorCode::Required);
+    let entry = StoredEntry::in_flight("fp", 1).completed(2, 99);
+    let error = decode::<StoredEntry>(&encode(&entry, Dialect::JS), Dialect::JS).unwrap_err();
+    assert_eq!(
+        (error.code(), error.field()),
+        (ConfigErrorCode::OutOfRange, "state.status")
+    );
+}
