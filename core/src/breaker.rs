@@ -72,18 +72,13 @@ pub use state::{
 pub use window::WindowCounts;
 
 use crate::error::{ConfigError, ConfigErrorCode};
+use crate::serials::Serials;
 use crate::time::{Instant, MonotonicClamp};
 use window::{CallWindow, Mark};
 
 /// How many undrained transitions a breaker keeps; older ones are dropped
 /// (and counted) so a host that never polls cannot grow its memory.
 pub const MAX_QUEUED_TRANSITIONS: usize = 16;
-
-/// How many unreturned permits a breaker remembers. Beyond it the oldest is
-/// forgotten, and its outcome, if it ever comes back, is ignored as if it
-/// came from an older generation: memory stays bounded when a host never
-/// hands permits back.
-pub const MAX_OUTSTANDING_PERMITS: usize = 1024;
 
 /// One scope's circuit breaker. See the [module docs](self) for the semantics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -96,11 +91,9 @@ pub struct Breaker {
     clock: MonotonicClamp,
     transitions: VecDeque<Transition>,
     transitions_dropped: u64,
-    /// The next permit's serial number (ids start at 1; 0 is never issued).
-    next_permit: u64,
-    /// Permits of this generation issued and not yet handed back, oldest
-    /// first: a permit counts once, when it leaves this list.
-    outstanding: VecDeque<u64>,
+    /// Permits of this generation issued and not yet handed back: a permit
+    /// counts once, when its serial number leaves this list.
+    permits: Serials,
 }
 
 /// The serialized shape of a [`Breaker`], checked before it becomes one.
@@ -117,9 +110,7 @@ struct BreakerRepr {
     #[serde(default)]
     transitions_dropped: u64,
     #[serde(default)]
-    next_permit: u64,
-    #[serde(default)]
-    outstanding: VecDeque<u64>,
+    permits: Serials,
 }
 
 impl TryFrom<BreakerRepr> for Breaker {
@@ -147,12 +138,6 @@ impl TryFrom<BreakerRepr> for Breaker {
             transitions.pop_front();
             dropped = dropped.saturating_add(1);
         }
-        let mut outstanding = r.outstanding;
-        while outstanding.len() > MAX_OUTSTANDING_PERMITS {
-            outstanding.pop_front();
-        }
-        // Ids already handed out stay refused after a restore.
-        let issued = outstanding.iter().copied().max().unwrap_or(0);
         Ok(Breaker {
             config: r.config,
             state: r.state,
@@ -161,8 +146,7 @@ impl TryFrom<BreakerRepr> for Breaker {
             clock: r.clock,
             transitions,
             transitions_dropped: dropped,
-            next_permit: r.next_permit.max(issued.saturating_add(1)).max(1),
-            outstanding,
+            permits: r.permits,
         })
     }
 }
@@ -208,8 +192,7 @@ impl Breaker {
             clock: MonotonicClamp::new(),
             transitions: VecDeque::new(),
             transitions_dropped: 0,
-            next_permit: 1,
-            outstanding: VecDeque::new(),
+            permits: Serials::default(),
         }
     }
 
@@ -362,38 +345,20 @@ impl Breaker {
                 return Effect::Ignored;
             }
         }
-        let effect = self.decide(now, input);
-        if let Effect::Admitted(permit) = effect {
-            if self.outstanding.len() >= MAX_OUTSTANDING_PERMITS {
-                self.outstanding.pop_front();
-            }
-            self.outstanding.push_back(permit.id);
-        }
-        effect
+        self.decide(now, input)
     }
 
-    /// Takes `permit` off the outstanding list: `false` when it is not on it
-    /// (from an older generation, handed back already, or never issued).
+    /// Takes `permit` back: `false` when it is not open (from an older
+    /// generation, handed back already, or never issued).
     fn hand_back(&mut self, permit: Permit) -> bool {
-        if permit.generation != self.generation {
-            return false;
-        }
-        match self.outstanding.iter().rposition(|&id| id == permit.id) {
-            Some(at) => {
-                self.outstanding.remove(at);
-                true
-            }
-            None => false,
-        }
+        permit.generation == self.generation && self.permits.take(permit.id)
     }
 
     /// A permit of the current generation with the next serial number.
     fn issue(&mut self, probe: bool) -> Permit {
-        let id = self.next_permit;
-        self.next_permit = self.next_permit.wrapping_add(1).max(1);
         Permit {
             generation: self.generation,
-            id,
+            id: self.permits.issue(),
             probe,
         }
     }
@@ -573,7 +538,7 @@ impl Breaker {
         let from = self.state.code();
         self.state = next;
         self.generation = self.generation.wrapping_add(1);
-        self.outstanding.clear();
+        self.permits.clear();
         if let Some(w) = &mut self.window {
             w.clear();
         }

@@ -50,7 +50,7 @@ mod token_bucket;
 pub use crate::ring::{BucketRing, MAX_BUCKETS};
 pub use composed::{
     BudgetEvent, BudgetStatus, GrpcStatus, RatioStatus, Refusal, RetryBudget, RetryBudgetConfig,
-    RetryTicket, RunCapStatus, TokenBucketStatus, EVENT_QUEUE_CAPACITY, MAX_OPEN_TICKETS,
+    RetryTicket, RunCapStatus, TokenBucketStatus, EVENT_QUEUE_CAPACITY,
 };
 pub use grpc::{GrpcThrottle, GrpcThrottleConfig, MAX_GRPC_TOKENS};
 pub use ratio::{
@@ -130,6 +130,9 @@ pub enum RetryCost {
 }
 
 impl RetryCost {
+    /// Every cost, in code order.
+    pub const ALL: [RetryCost; 3] = [RetryCost::Normal, RetryCost::Timeout, RetryCost::Throttling];
+
     /// The stable snake_case code.
     #[must_use]
     pub const fn code(self) -> &'static str {
@@ -143,9 +146,7 @@ impl RetryCost {
     /// The kind named by `code`, if any.
     #[must_use]
     pub fn from_code(code: &str) -> Option<Self> {
-        [RetryCost::Normal, RetryCost::Timeout, RetryCost::Throttling]
-            .into_iter()
-            .find(|kind| kind.code() == code)
+        RetryCost::ALL.into_iter().find(|kind| kind.code() == code)
     }
 }
 

@@ -38,6 +38,7 @@ pub mod ring;
 pub mod rng;
 pub mod schema;
 pub mod scope;
+pub mod serials;
 pub mod server_idempotency;
 pub mod state;
 pub mod time;

@@ -27,7 +27,7 @@ mod write;
 pub use check::{Check, Seg};
 pub use dialect::{camel, Dialect, KeyCase, TimeUnit};
 pub use emit::{emit, Emit};
-pub use read::{code_value, Fields};
+pub use read::{code_value, not_one_of, quoted, Fields};
 pub use value::Value;
 pub use write::Out;
 

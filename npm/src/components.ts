@@ -6,7 +6,7 @@
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
 import * as core from './core.js';
-import { count, flag, jsonText, oneOf, optionalText, record, text, time } from './guard.js';
+import { count, flag, jsonText, optionalText, record, text, time } from './guard.js';
 import type {
   AlertConfig,
   AlertLevel,
@@ -22,10 +22,6 @@ import type {
   MetricsSnapshot,
   RetryBudgetConfig,
 } from './types.js';
-
-/** The codes the core accepts, checked here so the error names the field. */
-const RETRY_COSTS = oneOf(['normal', 'timeout', 'throttling']);
-const CALL_OUTCOMES = oneOf(['success', 'exhausted', 'gave_up']);
 
 /** Permission to make one call; hand it back once. */
 export interface Permit {
@@ -135,7 +131,7 @@ export class RetryBudget extends Owned {
   }
 
   tryRetry(now: number, cost: RetryCost = 'normal'): BudgetAnswer {
-    return this.inner.tryRetry(time(now, 'now'), RETRY_COSTS(cost, 'cost') as string) as BudgetAnswer;
+    return this.inner.tryRetry(time(now, 'now'), text(cost, 'cost')) as BudgetAnswer;
   }
 
   onAttemptSuccess(now: number, ticket: RetryTicket | null = null): void {
@@ -189,7 +185,7 @@ export class Metrics extends Owned {
     this.inner.onCallFinished(
       time(now, 'now'),
       count(given.retries, 'summary.retries'),
-      CALL_OUTCOMES(given.outcome, 'summary.outcome') as string,
+      text(given.outcome, 'summary.outcome'),
       time(given.durationMs, 'summary.durationMs'),
     );
   }

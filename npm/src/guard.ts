@@ -44,20 +44,19 @@ export function num(value: unknown, name: string): number {
 export function time(value: unknown, name: string): number {
   if (typeof value !== 'number') throw wrongType(name, 'a number', value);
   if (Number.isFinite(value) && value >= 0 && value <= Number.MAX_SAFE_INTEGER) return value;
-  throw Object.assign(new RangeError(`${name} must be a finite number of ms from 0, below 2^53, not ${value}`), {
-    code: 'out_of_range',
-    field: name,
-  });
+  throw outOfRange(name, `a finite number of ms from 0, below 2^53, not ${value}`);
+}
+
+/** A `RangeError` (code `out_of_range`) saying what `name` must be. */
+function outOfRange(name: string, mustBe: string): RangeError {
+  return Object.assign(new RangeError(`${name} must be ${mustBe}`), { code: 'out_of_range', field: name });
 }
 
 /** A whole count from 0 to 2^32 - 1 (a retry number). */
 export function count(value: unknown, name: string): number {
   if (typeof value !== 'number') throw wrongType(name, 'a number', value);
   if (Number.isInteger(value) && value >= 0 && value <= 0xffffffff) return value;
-  throw Object.assign(new RangeError(`${name} must be a whole number from 0 to 2^32 - 1, not ${value}`), {
-    code: 'out_of_range',
-    field: name,
-  });
+  throw outOfRange(name, `a whole number from 0 to 2^32 - 1, not ${value}`);
 }
 
 /** `value` if it is a boolean. */
@@ -132,9 +131,7 @@ export function jsonText(value: unknown, name: string): string {
 export function httpStatus(value: unknown): number {
   if (typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999) return value;
   if (typeof value !== 'number') throw wrongType('status', 'an integer HTTP status (100-999)', value);
-  const error = new RangeError(`status must be an integer HTTP status (100-999), not ${value}`);
-  Object.assign(error, { code: 'out_of_range', field: 'status' });
-  throw error;
+  throw outOfRange('status', `an integer HTTP status (100-999), not ${value}`);
 }
 
 /**

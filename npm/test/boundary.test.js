@@ -292,3 +292,13 @@ test('a metrics snapshot handed back must be whole: a partial one is an InputErr
   const error = typed(() => mergeMetrics({}, whole), 'required');
   assert.equal(error.name, 'InputError');
 });
+
+test("an unknown code argument names its field and the core's codes", () => {
+  const budget = new RetryBudget();
+  const error = typed(() => budget.tryRetry(0, 'slow'), 'invalid_value');
+  assert.equal(error.field, 'cost');
+  assert.match(error.message, /"normal", "timeout", "throttling"/);
+  const metrics = new Metrics();
+  const outcome = { retries: 0, outcome: 'ok', durationMs: 1 };
+  assert.equal(typed(() => metrics.onCallFinished(0, outcome), 'invalid_value').field, 'summary.outcome');
+});

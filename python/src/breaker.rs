@@ -47,7 +47,8 @@ impl Breaker {
     /// Admits an attempt: a `Permit`, or the rejection as a dict
     /// (`reason`, `retry_at`).
     fn acquire<'py>(&self, py: Python<'py>, now: Secs) -> PyResult<Bound<'py, PyAny>> {
-        let result = self.lock().try_acquire(now.instant("now")?);
+        let now = now.instant("now")?;
+        let result = self.lock().try_acquire(now);
         match result {
             Ok(permit) => Ok(Bound::new(py, Permit { inner: permit })?.into_any()),
             Err(rejected) => py_emit(py, &rejected),
@@ -83,7 +84,8 @@ impl Breaker {
     /// The state code as of `now` (an open breaker whose cooldown ended
     /// reads `half_open`).
     fn state_at(&self, now: Secs) -> PyResult<&'static str> {
-        Ok(self.lock().state_at(now.instant("now")?).code())
+        let now = now.instant("now")?;
+        Ok(self.lock().state_at(now).code())
     }
 
     /// Every queued transition, oldest first.
@@ -105,7 +107,8 @@ impl Breaker {
         py: Python<'py>,
         now: Secs,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let counts = self.lock().window_counts(now.instant("now")?);
+        let now = now.instant("now")?;
+        let counts = self.lock().window_counts(now);
         counts.map(|c| py_emit(py, &c)).transpose()
     }
 

@@ -8,9 +8,10 @@ use stoic_core::budget::{self, BudgetEvent, RetryCost};
 
 use crate::document::{py_emit, section_of};
 use crate::errors::config_error;
-use crate::errors::usage_error;
+use crate::errors::usage_error_at;
 use crate::parts;
 use crate::seconds::Secs;
+use stoic_core::schema::not_one_of;
 
 /// Proof that a retry was admitted; hand it back if the retry succeeds.
 #[pyclass(frozen, module = "stoic._stoic")]
@@ -56,7 +57,8 @@ impl RetryBudget {
 
     /// A first attempt went out.
     fn on_first_attempt(&self, now: Secs) -> PyResult<()> {
-        self.lock().on_first_attempt(now.instant("now")?);
+        let now = now.instant("now")?;
+        self.lock().on_first_attempt(now);
         Ok(())
     }
 
@@ -68,9 +70,12 @@ impl RetryBudget {
         now: Secs,
         cost: &str,
     ) -> PyResult<(Option<RetryTicket>, Option<&'static str>)> {
-        let cost = RetryCost::from_code(cost)
-            .ok_or_else(|| usage_error("invalid_value", format!("unknown retry cost {cost:?}")))?;
-        let result = self.lock().try_retry(now.instant("now")?, cost);
+        let cost = RetryCost::from_code(cost).ok_or_else(|| {
+            let codes = RetryCost::ALL.map(RetryCost::code);
+            usage_error_at("invalid_value", "cost", not_one_of("cost", cost, codes))
+        })?;
+        let now = now.instant("now")?;
+        let result = self.lock().try_retry(now, cost);
         Ok(match result {
             Ok(ticket) => (Some(RetryTicket { inner: ticket }), None),
             Err(refusal) => (None, Some(refusal.code())),
@@ -87,7 +92,8 @@ impl RetryBudget {
 
     /// An attempt failed.
     fn on_attempt_failure(&self, now: Secs) -> PyResult<()> {
-        self.lock().on_attempt_failure(now.instant("now")?);
+        let now = now.instant("now")?;
+        self.lock().on_attempt_failure(now);
         Ok(())
     }
 
@@ -115,7 +121,8 @@ impl RetryBudget {
 
     /// Every enabled budget's status at `now`.
     fn status<'py>(&self, py: Python<'py>, now: Secs) -> PyResult<Bound<'py, PyAny>> {
-        let status = self.lock().status(now.instant("now")?);
+        let now = now.instant("now")?;
+        let status = self.lock().status(now);
         py_emit(py, &status)
     }
 

@@ -84,11 +84,13 @@ impl Call {
     /// is over. An outcome with no admitted attempt is `InputError` `misuse`.
     pub(crate) fn observe(&mut self, now: Secs, outcome: Outcome<'_>) -> PyResult<Option<f64>> {
         self.check_step(CallStep::Outcome)?;
-        let decision =
-            self.policy
-                .get()
-                .lock()
-                .on_outcome(now.instant("now")?, &mut self.call, outcome);
+        // Checked before the policy's lock is taken, as every argument is.
+        let now = now.instant("now")?;
+        let decision = self
+            .policy
+            .get()
+            .lock()
+            .on_outcome(now, &mut self.call, outcome);
         let delay = match &decision {
             Decision::Retry(retry) => Some(ms_to_secs(retry.delay_ms)),
             Decision::Done(_) | Decision::GiveUp(_) => None,
@@ -134,11 +136,8 @@ impl Call {
     /// outcome is `InputError` `misuse`.
     pub(crate) fn admit(&mut self, now: Secs) -> PyResult<bool> {
         self.check_step(CallStep::BeforeAttempt)?;
-        let admission = self
-            .policy
-            .get()
-            .lock()
-            .before_attempt(now.instant("now")?, &mut self.call);
+        let now = now.instant("now")?;
+        let admission = self.policy.get().lock().before_attempt(now, &mut self.call);
         let proceed = matches!(admission, Admission::Proceed(_));
         self.last = Last::Admission(admission);
         Ok(proceed)

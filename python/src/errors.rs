@@ -54,6 +54,18 @@ pub(crate) fn usage_error(code: &str, message: String) -> PyErr {
     usage_error_at(code, "", message)
 }
 
+/// A `TypeError` for argument `field`, carrying `code` `wrong_type` and the
+/// `field`, as the JavaScript binding's are.
+pub(crate) fn type_error(field: &str, message: String) -> PyErr {
+    let error = pyo3::exceptions::PyTypeError::new_err(message);
+    Python::attach(|py| {
+        let value = error.value(py);
+        let _code = value.setattr("code", "wrong_type");
+        let _field = value.setattr("field", field);
+    });
+    error
+}
+
 /// [`usage_error`] naming the argument (`field`), as JavaScript does.
 pub(crate) fn usage_error_at(code: &str, field: &str, message: String) -> PyErr {
     Python::attach(|py| {

@@ -2,19 +2,16 @@
 //! range, so a value out of range is an `InputError` (code `out_of_range`,
 //! as in JS), never a wrapped number or an untyped `OverflowError`.
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyInt};
 
-use crate::errors::usage_error_at;
+use crate::errors::{type_error, usage_error_at};
 
 /// `value` as an int (a bool is not one), or the `TypeError` naming `name`.
 fn int<'a, 'py>(value: &'a Bound<'py, PyAny>, name: &str) -> PyResult<&'a Bound<'py, PyAny>> {
     if !value.is_instance_of::<PyInt>() || value.is_instance_of::<PyBool>() {
-        return Err(PyTypeError::new_err(format!(
-            "{name} must be an int, not {}",
-            value.get_type().name()?
-        )));
+        let message = format!("{name} must be an int, not {}", value.get_type().name()?);
+        return Err(type_error(name, message));
     }
     Ok(value)
 }

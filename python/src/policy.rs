@@ -241,7 +241,8 @@ impl Policy {
             key,
             overrides.as_deref(),
         );
-        let call = slf.get().lock().start(now.instant("now")?, spec);
+        let now = now.instant("now")?;
+        let call = slf.get().lock().start(now, spec);
         Ok(Call::new(slf.clone().unbind(), call))
     }
 
@@ -416,7 +417,8 @@ impl Policy {
         now: Secs,
         scope: &str,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let status = self.lock().budget_status(now.instant("now")?, scope);
+        let now = now.instant("now")?;
+        let status = self.lock().budget_status(now, scope);
         status.map(|s| py_emit(py, &s)).transpose()
     }
 

@@ -10,9 +10,10 @@ use stoic_core::record::{
 };
 
 use crate::document::{data_of, py_emit, section_of};
-use crate::errors::usage_error;
+use crate::errors::{usage_error, usage_error_at};
 use crate::ints::count;
 use crate::seconds::Secs;
+use stoic_core::schema::not_one_of;
 
 /// Metrics and alert rules for one scope: `Metrics(**config)` takes the
 /// `alerts` section of the engine config.
@@ -41,13 +42,15 @@ impl Metrics {
 
     /// An attempt went out (`is_retry`: not the first of its call).
     fn on_attempt(&self, now: Secs, is_retry: bool) -> PyResult<()> {
-        self.lock().on_attempt(now.instant("now")?, is_retry);
+        let now = now.instant("now")?;
+        self.lock().on_attempt(now, is_retry);
         Ok(())
     }
 
     /// A retry was scheduled.
     fn on_retry_scheduled(&self, now: Secs) -> PyResult<()> {
-        self.lock().on_retry_scheduled(now.instant("now")?);
+        let now = now.instant("now")?;
+        self.lock().on_retry_scheduled(now);
         Ok(())
     }
 
@@ -62,14 +65,20 @@ impl Metrics {
     ) -> PyResult<()> {
         let retries = count(retries, "retries")?;
         let outcome = CallOutcome::from_code(outcome).ok_or_else(|| {
-            usage_error("invalid_value", format!("unknown call outcome {outcome:?}"))
+            let codes = CallOutcome::ALL.map(CallOutcome::code);
+            usage_error_at(
+                "invalid_value",
+                "outcome",
+                not_one_of("outcome", outcome, codes),
+            )
         })?;
         let summary = CallSummary {
             retries,
             outcome,
             duration_ms: duration.ms("duration")?,
         };
-        self.lock().on_call_finished(now.instant("now")?, summary);
+        let now = now.instant("now")?;
+        self.lock().on_call_finished(now, summary);
         Ok(())
     }
 
@@ -80,7 +89,8 @@ impl Metrics {
 
     /// Evaluates the alert rules at `now`.
     fn evaluate(&self, now: Secs) -> PyResult<()> {
-        self.lock().evaluate(now.instant("now")?);
+        let now = now.instant("now")?;
+        self.lock().evaluate(now);
         Ok(())
     }
 

@@ -3,12 +3,12 @@
 //! infinity or an absurd reading is an `InputError` (code `out_of_range`)
 //! naming the argument, never a silent 0 or a saturated clock.
 
-use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyFloat, PyInt};
 
 use crate::convert::secs_to_ms;
-use crate::errors::usage_error_at;
+use crate::errors::{type_error, usage_error_at};
 
 /// The largest time the core reads: 2^53 - 1 ms (as in JavaScript).
 const MAX_MS: f64 = 9_007_199_254_740_991.0;
@@ -63,14 +63,8 @@ impl Secs {
         let secs = match self.0 {
             Reading::Seconds(secs) => secs,
             Reading::NotANumber(kind) => {
-                let error =
-                    PyTypeError::new_err(format!("{name} must be a number of seconds, not {kind}"));
-                Python::attach(|py| {
-                    let value = error.value(py);
-                    let _code = value.setattr("code", "wrong_type");
-                    let _field = value.setattr("field", name);
-                });
-                return Err(error);
+                let message = format!("{name} must be a number of seconds, not {kind}");
+                return Err(type_error(name, message));
             }
         };
         let ms = secs * 1000.0;

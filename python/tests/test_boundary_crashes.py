@@ -110,3 +110,13 @@ def test_data_handed_back_is_read_by_the_schema_in_seconds() -> None:
         stoic.parts.hint_delay({"kind": "delay", "delay_ms": 2000, "source": "retry_after"}, 0.5)
     assert (caught.value.code, caught.value.field) == ("unknown_field", "delay_ms")
     assert "write `delay`" in str(caught.value)
+
+
+def test_an_unknown_code_argument_names_its_field_and_the_cores_codes() -> None:
+    with pytest.raises(stoic.InputError) as caught:
+        stoic.parts.RetryBudget().try_retry(0.0, "slow")
+    assert (caught.value.code, caught.value.field) == ("invalid_value", "cost")
+    assert '"normal", "timeout", "throttling"' in str(caught.value)
+    with pytest.raises(stoic.InputError) as caught:
+        stoic.parts.Metrics().on_call_finished(0.0, 0, "ok", 0.0)
+    assert (caught.value.code, caught.value.field) == ("invalid_value", "outcome")

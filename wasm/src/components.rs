@@ -13,7 +13,7 @@ use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::errors::{config_error, input_error, usage_error};
+use crate::errors::{config_error, input_error, not_one_of};
 use crate::random;
 use crate::units::{instant, ms, opt_ms};
 use crate::value::read_config;
@@ -211,7 +211,7 @@ impl CoreBudget {
     #[wasm_bindgen(js_name = tryRetry)]
     pub fn try_retry(&mut self, now: f64, cost: &str) -> Result<JsValue, JsValue> {
         let cost = RetryCost::from_code(cost)
-            .ok_or_else(|| usage_error("invalid_value", "unknown retry cost"))?;
+            .ok_or_else(|| not_one_of("cost", cost, RetryCost::ALL.map(RetryCost::code)))?;
         let object = js_sys::Object::new();
         match self.inner.try_retry(instant(now), cost) {
             Ok(ticket) => {
@@ -297,8 +297,10 @@ impl CoreMetrics {
         outcome: &str,
         duration_ms: f64,
     ) -> Result<(), JsValue> {
-        let outcome = CallOutcome::from_code(outcome)
-            .ok_or_else(|| usage_error("invalid_value", "unknown call outcome"))?;
+        let outcome = CallOutcome::from_code(outcome).ok_or_else(|| {
+            let codes = CallOutcome::ALL.map(CallOutcome::code);
+            not_one_of("summary.outcome", outcome, codes)
+        })?;
         let summary = CallSummary {
             retries,
             outcome,

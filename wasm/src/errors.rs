@@ -46,20 +46,34 @@ pub(crate) fn config_error(error: &ConfigError) -> JsValue {
 /// A data value handed back that the core's schema refused: an `InputError`
 /// with the first problem's code and field, every problem in the message.
 pub(crate) fn data_error(error: &ConfigError) -> JsValue {
-    let js = Error::new(&error.text());
-    js.set_name("InputError");
-    with_fields(&js, error.code().as_str(), Some(error.field()))
+    named_input_error(&error.text(), error.code().as_str(), Some(error.field()))
 }
 
 /// The core's rejection of caller data given to a pure helper.
 pub(crate) fn input_error(error: &InputError) -> JsValue {
-    let js = Error::new(error.message());
+    named_input_error(error.message(), error.code().as_str(), None)
+}
+
+fn named_input_error(message: &str, code: &str, field: Option<&str>) -> JsValue {
+    let js = Error::new(message);
     js.set_name("InputError");
-    with_fields(&js, error.code().as_str(), None)
+    with_fields(&js, code, field)
 }
 
 /// Misuse of the binding itself (an unknown call handle, an unknown code).
 pub(crate) fn usage_error(code: &str, text: &str) -> JsValue {
     let js: Error = TypeError::new(text).into();
     with_fields(&js, code, None)
+}
+
+/// An argument that is not one of the core's `codes`: a `TypeError` with
+/// code `invalid_value` naming `field` (as the JS caller spells it).
+pub(crate) fn not_one_of<'a>(
+    field: &str,
+    got: &str,
+    codes: impl IntoIterator<Item = &'a str>,
+) -> JsValue {
+    let text = stoic_core::schema::not_one_of(field, got, codes);
+    let js: Error = TypeError::new(&text).into();
+    with_fields(&js, "invalid_value", Some(field))
 }

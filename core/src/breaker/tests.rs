@@ -527,7 +527,7 @@ fn a_probe_handed_back_twice_frees_one_slot() {
 fn unreturned_permits_stay_bounded() {
     let mut b = Breaker::new(BreakerConfig::default());
     let first = b.try_acquire(at(0)).unwrap();
-    for _ in 0..super::MAX_OUTSTANDING_PERMITS {
+    for _ in 0..crate::serials::MAX_OPEN_SERIALS {
         b.try_acquire(at(0)).unwrap();
     }
     // The oldest was forgotten: its report is ignored, the newest counts.

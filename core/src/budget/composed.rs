@@ -10,6 +10,7 @@ use super::run_cap::{RunCap, RunCapConfig};
 use super::token_bucket::{TokenBucket, TokenBucketConfig};
 use super::{BudgetKind, RetryCost};
 use crate::error::ConfigError;
+use crate::serials::Serials;
 use crate::time::{Instant, MonotonicClamp};
 
 /// How many events wait for [`RetryBudget::poll_event`] at most. Coalescing
@@ -223,17 +224,11 @@ pub struct RetryBudget {
     exhausted: Vec<BudgetKind>,
     events: VecDeque<BudgetEvent>,
     dropped_events: u64,
-    /// The next ticket's serial number (ids start at 1; 0 is never issued).
+    /// Tickets issued and not yet ended: a ticket counts once, when its
+    /// serial number leaves this list.
     #[serde(default)]
-    next_ticket: u64,
-    /// Tickets issued and not yet ended, oldest first (bounded: beyond
-    /// [`MAX_OPEN_TICKETS`] the oldest is forgotten and ignored if it ends).
-    #[serde(default)]
-    open_tickets: VecDeque<u64>,
+    tickets: Serials,
 }
-
-/// How many unended tickets a budget remembers.
-pub const MAX_OPEN_TICKETS: usize = 1024;
 
 impl Default for RetryBudget {
     /// The default config: the ratio budget alone, with seed defaults.
@@ -259,8 +254,7 @@ impl RetryBudget {
             exhausted: Vec::new(),
             events: VecDeque::new(),
             dropped_events: 0,
-            next_ticket: 1,
-            open_tickets: VecDeque::new(),
+            tickets: Serials::default(),
         }
     }
 
@@ -384,14 +378,8 @@ impl RetryBudget {
             .as_mut()
             .and_then(|bucket| bucket.try_acquire(kind));
         // The gRPC throttle charges failures, not retries.
-        let id = self.next_ticket.max(1);
-        self.next_ticket = id.wrapping_add(1).max(1);
-        if self.open_tickets.len() >= MAX_OPEN_TICKETS {
-            self.open_tickets.pop_front();
-        }
-        self.open_tickets.push_back(id);
         Ok(RetryTicket {
-            id,
+            id: self.tickets.issue(),
             token_cost,
             floor_slot,
         })
@@ -403,10 +391,9 @@ impl RetryBudget {
     /// Returns `false`, changing nothing, for a ticket that has ended
     /// already or was never issued.
     pub fn release(&mut self, ticket: RetryTicket) -> bool {
-        let Some(at) = self.open_tickets.iter().rposition(|&id| id == ticket.id) else {
+        if !self.tickets.take(ticket.id) {
             return false;
-        };
-        self.open_tickets.remove(at);
+        }
         if let (Some(ratio), Some(slot)) = (self.ratio.as_mut(), ticket.floor_slot) {
             ratio.release(slot);
         }

@@ -74,19 +74,7 @@ pub fn canonical_json_distinct(json_text: &str) -> Result<String, InputError> {
 /// their literal text, so a 64-bit seed reads back exactly and an integer
 /// stays told apart from a float. Members come sorted.
 pub(crate) fn parse_document(json_text: &str) -> Result<Json, InputError> {
-    let mut parser = Parser {
-        text: json_text,
-        bytes: json_text.as_bytes(),
-        pos: 0,
-        integers: Integers::Literal,
-    };
-    parser.skip_whitespace();
-    let value = parser.parse_value(0)?;
-    parser.skip_whitespace();
-    if parser.pos < parser.bytes.len() {
-        return Err(parser.invalid("unexpected text after the JSON value"));
-    }
-    Ok(value)
+    parse(json_text, Integers::Literal)
 }
 
 /// What happens to an integer literal a double cannot hold exactly.
@@ -104,6 +92,14 @@ enum Integers {
 }
 
 fn canonicalize(json_text: &str, integers: Integers) -> Result<String, InputError> {
+    let value = parse(json_text, integers)?;
+    let mut out = String::with_capacity(json_text.len());
+    write_value(&value, &mut out);
+    Ok(out)
+}
+
+/// One whole JSON text (surrounding whitespace allowed, nothing after).
+fn parse(json_text: &str, integers: Integers) -> Result<Json, InputError> {
     let mut parser = Parser {
         text: json_text,
         bytes: json_text.as_bytes(),
@@ -116,9 +112,7 @@ fn canonicalize(json_text: &str, integers: Integers) -> Result<String, InputErro
     if parser.pos < parser.bytes.len() {
         return Err(parser.invalid("unexpected text after the JSON value"));
     }
-    let mut out = String::with_capacity(json_text.len());
-    write_value(&value, &mut out);
-    Ok(out)
+    Ok(value)
 }
 
 /// A parsed JSON value. Numbers are kept already in their canonical text;

@@ -31,6 +31,13 @@ pub enum CallOutcome {
 }
 
 impl CallOutcome {
+    /// Every outcome, in code order.
+    pub const ALL: [CallOutcome; 3] = [
+        CallOutcome::Success,
+        CallOutcome::Exhausted,
+        CallOutcome::GaveUp,
+    ];
+
     /// The stable snake_case code.
     #[must_use]
     pub const fn code(self) -> &'static str {
@@ -44,12 +51,9 @@ impl CallOutcome {
     /// The outcome named by `code`, if any.
     #[must_use]
     pub fn from_code(code: &str) -> Option<Self> {
-        match code {
-            "success" => Some(CallOutcome::Success),
-            "exhausted" => Some(CallOutcome::Exhausted),
-            "gave_up" => Some(CallOutcome::GaveUp),
-            _ => None,
-        }
+        CallOutcome::ALL
+            .into_iter()
+            .find(|outcome| outcome.code() == code)
     }
 }
 

@@ -201,18 +201,8 @@ impl<'v> Fields<'v, '_> {
         }
     }
 
-    /// An instant under a key without a unit (`at`, `retry_at`): integer ms,
-    /// or float seconds in Python; absent is `default`.
-    pub fn instant(&mut self, name: &'static str, default: Instant) -> Instant {
-        match self.take(name, false) {
-            None => default,
-            Some((seg, v)) => self
-                .duration_value(seg, v)
-                .map_or(default, Instant::from_millis),
-        }
-    }
-
-    /// An instant that may be absent or `null`.
+    /// An instant under a key without a unit (`floor_slot`): integer ms, or
+    /// float seconds in Python; it may be absent or `null`.
     pub fn opt_instant(&mut self, name: &'static str) -> Option<Instant> {
         match self.take(name, false) {
             None | Some((_, Value::Null)) => None,
@@ -502,20 +492,33 @@ pub fn code_value<T: Copy>(
             return Some(*found);
         }
     }
-    let names: Vec<String> = all
-        .iter()
-        .map(|item| format!("\"{}\"", code(item)))
-        .collect();
     let got = match value {
         Value::Text(text) => format!("\"{text}\""),
         other => other.kind().to_owned(),
     };
-    let message = format!("expected one of {}, got {got}", names.join(", "));
+    let message = format!(
+        "expected one of {}, got {got}",
+        quoted(all.iter().map(code))
+    );
     match seg {
         Some(seg) => check.fail_at(seg, ConfigErrorCode::InvalidValue, message),
         None => check.fail(ConfigErrorCode::InvalidValue, message),
     }
     None
+}
+
+/// Codes as a message lists them: `"normal", "timeout", "throttling"`.
+pub fn quoted<'a>(codes: impl IntoIterator<Item = &'a str>) -> String {
+    let names: Vec<String> = codes.into_iter().map(|c| format!("\"{c}\"")).collect();
+    names.join(", ")
+}
+
+/// The message for an argument `field` that is not one of `codes` (a
+/// binding's code argument, outside any config): the same wording in every
+/// language.
+#[must_use]
+pub fn not_one_of<'a>(field: &str, got: &str, codes: impl IntoIterator<Item = &'a str>) -> String {
+    format!("{field} must be one of {}, not \"{got}\"", quoted(codes))
 }
 
 /// The accepted key nearest to `key` (by edit distance, ignoring case and

@@ -58,7 +58,7 @@ impl Out {
 
     /// A code (data, written as is).
     pub fn code(&mut self, name: &str, code: &str) {
-        self.put(name, false, Value::Text(code.to_owned()));
+        self.text(name, code);
     }
 
     /// A text (data, written as is).
