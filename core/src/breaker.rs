@@ -55,6 +55,7 @@
 //! validates the config again and repairs the window's bounds.
 
 mod config;
+mod snapshot;
 mod state;
 mod window;
 

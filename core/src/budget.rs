@@ -45,6 +45,7 @@ mod grpc;
 mod ratio;
 
 mod run_cap;
+mod snapshot;
 mod token_bucket;
 
 pub use crate::ring::{BucketRing, MAX_BUCKETS};

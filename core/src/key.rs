@@ -18,7 +18,7 @@ use sha2::{Digest, Sha256};
 use crate::error::InputError;
 
 pub use canonical::{canonical_json, canonical_json_distinct, canonical_json_exact, MAX_DEPTH};
-pub(crate) use canonical::{parse_document, Json};
+pub(crate) use canonical::{parse_document, write_string as write_json_string, Json};
 pub use header::{header_value, parse_key_header, KeyHeaderForm};
 pub use number::es6_number;
 

@@ -22,6 +22,7 @@
 mod alerts;
 mod log;
 mod metrics;
+mod snapshot;
 mod window;
 
 pub use alerts::{Alert, AlertConfig, AlertLevel, AlertRule, RecordEvent, EVENT_QUEUE_CAPACITY};

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::schema::{Check, Fields, Out, Section};
+use crate::state::AS_WRITTEN;
 use crate::time::Instant;
 
 /// The most buckets a ring may have. A window is a few dozen buckets at most in
@@ -92,6 +94,51 @@ impl TryFrom<RawRing> for BucketRing {
             slots: raw.slots,
         })
     }
+}
+
+/// In a snapshot: `{"bucket_ms", "head", "slots": [{"index", "count"}]}`,
+/// read with the checks [`RawRing`] makes (every slot holds a bucket at or
+/// before the head, in its own position).
+impl Section for BucketRing {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require_all(&["bucket_ms", "head", "slots"], AS_WRITTEN);
+        let raw = RawRing {
+            bucket_ms: f.u64("bucket_ms", 1),
+            head: f.u64("head", 0),
+            slots: f.sections("slots"),
+        };
+        BucketRing::try_from(raw).unwrap_or_else(|problem| {
+            f.check()
+                .fail(crate::error::ConfigErrorCode::Inconsistent, problem);
+            BucketRing::new(1, 1)
+        })
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.uint("bucket_ms", self.bucket_ms);
+        o.uint("head", self.head);
+        let slots = self.slots.iter().map(|s| o.object(s)).collect();
+        o.list("slots", slots);
+    }
+
+    fn check(&self, _: &mut Check) {}
+}
+
+impl Section for Slot {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require_all(&["index", "count"], AS_WRITTEN);
+        Slot {
+            index: f.u64("index", 0),
+            count: f.u64("count", 0),
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.uint("index", self.index);
+        o.uint("count", self.count);
+    }
+
+    fn check(&self, _: &mut Check) {}
 }
 
 impl BucketRing {

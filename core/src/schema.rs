@@ -62,6 +62,12 @@ pub fn decode<T: Section>(value: &Value, dialect: Dialect) -> Result<T, ConfigEr
     check.finish().map(|()| item)
 }
 
+/// Reads `value` as a `T` inside a section being read (an entry of a table
+/// of sections), its problems recorded at the check's current path.
+pub fn section<T: Section>(check: &mut Check, value: &Value) -> T {
+    read::section(check, value)
+}
+
 /// `item` as a document in `dialect`.
 #[must_use]
 pub fn encode<T: Section>(item: &T, dialect: Dialect) -> Value {

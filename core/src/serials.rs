@@ -12,6 +12,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::schema::{Check, Fields, Out, Section};
+
 /// How many issued, not yet returned serial numbers an issuer remembers.
 pub const MAX_OPEN_SERIALS: usize = 1024;
 
@@ -46,6 +48,23 @@ impl From<SerialsRepr> for Serials {
             open,
         }
     }
+}
+
+/// Read as [`SerialsRepr`] is: absent fields are fresh, and the numbers
+/// are normalized (bounded, `next` past every open one).
+impl Section for Serials {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        let next = f.u64("next", 0);
+        let open = f.u64s("open").into();
+        Serials::from(SerialsRepr { next, open })
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.uint("next", self.next);
+        o.uints("open", self.open.iter().copied());
+    }
+
+    fn check(&self, _: &mut Check) {}
 }
 
 impl Default for Serials {

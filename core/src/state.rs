@@ -18,9 +18,16 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::{InputError, InputErrorCode};
+use crate::budget::RetryBudget;
+use crate::error::{ConfigErrorCode, InputError, InputErrorCode};
+use crate::record::Metrics;
+use crate::schema::{decode, encode, section, Check, Dialect, Fields, Out, Section, Seg, Value};
 use crate::scope::ScopeState;
 use crate::time::Instant;
+
+/// Why a snapshot's fields are required: a missing one means the text is
+/// not what the core wrote, and a default would restore in silently.
+pub(crate) const AS_WRITTEN: &str = "(a snapshot as the core wrote it)";
 
 /// The snapshot format version this build writes and reads.
 pub const STATE_VERSION: u32 = 1;
@@ -43,34 +50,126 @@ impl PolicyState {
     /// # Errors
     /// `invalid_snapshot` for anything else, with where it went wrong.
     pub fn from_json(text: &str) -> Result<PolicyState, InputError> {
-        let first = text.bytes().find(|b| !b.is_ascii_whitespace());
-        if first != Some(b'{') {
-            return Err(invalid("a snapshot must be a JSON object"));
-        }
-        let mut de = serde_json::Deserializer::from_str(text);
-        let state: PolicyState = serde_path_to_error::deserialize(&mut de).map_err(|e| {
-            let path = e.path().to_string();
-            invalid(&format!("at `{path}`: {}", e.inner()))
-        })?;
-        state.check_version()?;
-        Ok(state)
+        read_snapshot(text)
     }
 
     /// The snapshot as one JSON document.
     #[must_use]
     pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+        write_snapshot(self)
     }
 
     pub(crate) fn check_version(&self) -> Result<(), InputError> {
         if self.version == STATE_VERSION {
             Ok(())
         } else {
-            Err(invalid(&format!(
-                "this build reads state version {STATE_VERSION}, not {}",
-                self.version
-            )))
+            Err(invalid(&wrong_version(u64::from(self.version))))
         }
+    }
+}
+
+fn wrong_version(version: u64) -> String {
+    format!("this build reads state version {STATE_VERSION}, not {version}")
+}
+
+/// Reads a part's snapshot text (a policy's, a standalone breaker's or
+/// budget's) by the part's one declaration: the same document in every
+/// language, its keys the core's, durations and instants in integer
+/// milliseconds.
+///
+/// # Errors
+/// `invalid_snapshot` for text that is not JSON or not such a snapshot,
+/// naming the first field that is wrong (and how many others are).
+pub fn read_snapshot<T: Section>(text: &str) -> Result<T, InputError> {
+    let first = text.bytes().find(|b| !b.is_ascii_whitespace());
+    if first != Some(b'{') {
+        return Err(invalid("a snapshot must be a JSON object"));
+    }
+    let value = Value::from_json(text).map_err(|e| invalid(e.message()))?;
+    decode::<T>(&value, Dialect::RUST).map_err(|e| {
+        let more = e.problems().count() - 1;
+        let mut message = if e.field().is_empty() {
+            e.message().to_owned()
+        } else {
+            format!("at `{}`: {}", e.field(), e.message())
+        };
+        if more > 0 {
+            message.push_str(&format!(" (and {more} more)"));
+        }
+        invalid(&message)
+    })
+}
+
+/// A part's snapshot as compact JSON text ([`read_snapshot`] reads it).
+#[must_use]
+pub fn write_snapshot<T: Section>(item: &T) -> String {
+    encode(item, Dialect::RUST).to_json_text()
+}
+
+/// The version first: a snapshot of another format is named as such, not
+/// as a list of fields this build does not know.
+impl Section for PolicyState {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require_all(&["version", "latest", "scopes"], AS_WRITTEN);
+        let version = f.u64("version", u64::from(STATE_VERSION));
+        if version != u64::from(STATE_VERSION) {
+            f.check().fail_at(
+                Seg::field("version"),
+                ConfigErrorCode::InvalidValue,
+                wrong_version(version),
+            );
+            f.ignore_rest();
+        }
+        let mut scopes = BTreeMap::new();
+        f.table("scopes", |c, name, value| {
+            scopes.insert(name.to_owned(), section::<ScopeState>(c, value));
+        });
+        PolicyState {
+            version: STATE_VERSION,
+            latest: f.instant("latest", Instant::ZERO),
+            scopes,
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.uint("version", self.version);
+        o.instant("latest", self.latest);
+        let scopes = self
+            .scopes
+            .iter()
+            .map(|(name, scope)| (name.clone(), o.object(scope)))
+            .collect();
+        o.table("scopes", scopes);
+    }
+
+    fn check(&self, c: &mut Check) {
+        for (name, scope) in &self.scopes {
+            c.within(Seg::Key(name.clone()), |c| scope.check(c));
+        }
+    }
+}
+
+impl Section for ScopeState {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require_all(&["budget", "metrics"], AS_WRITTEN);
+        ScopeState {
+            breaker: f.opt_section("breaker", None),
+            budget: f.section("budget", RetryBudget::default()),
+            metrics: f.section("metrics", Metrics::default()),
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.opt_section("breaker", self.breaker.as_ref());
+        o.section("budget", &self.budget);
+        o.section("metrics", &self.metrics);
+    }
+
+    fn check(&self, c: &mut Check) {
+        if let Some(breaker) = &self.breaker {
+            c.within(Seg::field("breaker"), |c| breaker.check(c));
+        }
+        c.within(Seg::field("metrics"), |c| self.metrics.check(c));
     }
 }
 

@@ -9,6 +9,7 @@ use stoic_core::breaker::{Breaker, BreakerConfig, Permit};
 use stoic_core::budget::{RetryBudget, RetryBudgetConfig, RetryCost, RetryTicket};
 use stoic_core::record::{AlertConfig, CallOutcome, CallSummary, Metrics};
 use stoic_core::schema::sections::SeededSpec;
+use stoic_core::state::{read_snapshot, write_snapshot};
 use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -70,19 +71,14 @@ impl CoreBreaker {
     /// Restores a breaker from `snapshot()` text.
     #[wasm_bindgen(js_name = fromSnapshot)]
     pub fn from_snapshot(text: &str) -> Result<CoreBreaker, JsValue> {
-        serde_json::from_str(text)
+        read_snapshot(text)
             .map(|inner| CoreBreaker { inner })
-            .map_err(|e| {
-                input_error(&stoic_core::InputError::new(
-                    stoic_core::InputErrorCode::InvalidSnapshot,
-                    e.to_string(),
-                ))
-            })
+            .map_err(|e| input_error(&e))
     }
 
     /// The breaker as JSON text.
     pub fn snapshot(&self) -> String {
-        serde_json::to_string(&self.inner).unwrap_or_default()
+        write_snapshot(&self.inner)
     }
 
     /// `{admitted: true, permit}` or `{admitted: false, reason, retryAt}`.

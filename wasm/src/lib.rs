@@ -9,9 +9,10 @@
 //! - Hot-path methods take and return numbers (milliseconds as `f64`,
 //!   handles and codes as integers); objects cross only at construction and
 //!   when the host asks for a full decision, event or status.
-//! - Objects are the core's serde wire form with keys in camelCase
-//!   (converted generically, both ways); config keys may be given in either
-//!   case, and errors name the field as the caller spelled it.
+//! - Objects are written and read by the core's one schema in the JS
+//!   dialect (camelCase keys, milliseconds); config keys may be given in
+//!   either case, and errors name the field as the caller spelled it.
+//!   Snapshots are the core's JSON text, the same in every language.
 //! - Errors are real `Error` objects with `name`, `code` and `field`. No
 //!   panic can cross the boundary: the release profile aborts, and the
 //!   crate's lints forbid the constructs that panic.

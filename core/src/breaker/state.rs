@@ -56,6 +56,13 @@ pub enum BreakerStateCode {
 }
 
 impl BreakerStateCode {
+    /// Every state, for reading codes.
+    pub const ALL: [BreakerStateCode; 3] = [
+        BreakerStateCode::Closed,
+        BreakerStateCode::Open,
+        BreakerStateCode::HalfOpen,
+    ];
+
     /// The stable code: `"closed"`, `"open"` or `"half_open"`.
     #[must_use]
     pub const fn code(self) -> &'static str {
@@ -151,6 +158,17 @@ pub enum TransitionReason {
 }
 
 impl TransitionReason {
+    /// Every reason, for reading codes.
+    pub const ALL: [TransitionReason; 7] = [
+        TransitionReason::ConsecutiveFailures,
+        TransitionReason::FailureRate,
+        TransitionReason::SlowCallRate,
+        TransitionReason::CooldownElapsed,
+        TransitionReason::ProbeFailed,
+        TransitionReason::ProbeSlow,
+        TransitionReason::ProbesSucceeded,
+    ];
+
     /// The stable snake_case code.
     #[must_use]
     pub const fn code(self) -> &'static str {

@@ -77,12 +77,26 @@ pub(crate) enum Mark {
     Slow,
 }
 
+impl Mark {
+    /// Every mark, for reading codes.
+    pub(crate) const ALL: [Mark; 3] = [Mark::Success, Mark::Failure, Mark::Slow];
+
+    /// The mark's code in a snapshot.
+    pub(crate) const fn code(self) -> &'static str {
+        match self {
+            Mark::Success => "ok",
+            Mark::Failure => "err",
+            Mark::Slow => "slow",
+        }
+    }
+}
+
 /// One time bucket; `index` is absolute (`now_ms / bucket_ms`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct Bucket {
-    index: u64,
-    counts: WindowCounts,
+    pub(super) index: u64,
+    pub(super) counts: WindowCounts,
 }
 
 /// The live data of a failure-rate window. Its parameters stay in the config,

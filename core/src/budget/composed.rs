@@ -214,20 +214,20 @@ pub struct GrpcStatus {
 /// The whole value serializes for snapshots and round-trips exactly.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RetryBudget {
-    clamp: MonotonicClamp,
-    ratio: Option<RatioBudget>,
-    run_cap: Option<RunCap>,
-    token_bucket: Option<TokenBucket>,
-    grpc: Option<GrpcThrottle>,
+    pub(super) clamp: MonotonicClamp,
+    pub(super) ratio: Option<RatioBudget>,
+    pub(super) run_cap: Option<RunCap>,
+    pub(super) token_bucket: Option<TokenBucket>,
+    pub(super) grpc: Option<GrpcThrottle>,
     /// Budgets whose refusal has been reported and that have not allowed a
     /// retry since, in [`BudgetKind::ALL`] order.
-    exhausted: Vec<BudgetKind>,
-    events: VecDeque<BudgetEvent>,
-    dropped_events: u64,
+    pub(super) exhausted: Vec<BudgetKind>,
+    pub(super) events: VecDeque<BudgetEvent>,
+    pub(super) dropped_events: u64,
     /// Tickets issued and not yet ended: a ticket counts once, when its
     /// serial number leaves this list.
     #[serde(default)]
-    tickets: Serials,
+    pub(super) tickets: Serials,
 }
 
 impl Default for RetryBudget {

@@ -63,15 +63,15 @@ impl GrpcThrottleConfig {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(try_from = "RawGrpc")]
 pub struct GrpcThrottle {
-    config: GrpcThrottleConfig,
-    milli_tokens: u32,
+    pub(super) config: GrpcThrottleConfig,
+    pub(super) milli_tokens: u32,
 }
 
 /// The unchecked wire form, validated into a [`GrpcThrottle`] on deserialization.
 #[derive(Deserialize)]
-struct RawGrpc {
-    config: GrpcThrottleConfig,
-    milli_tokens: u32,
+pub(super) struct RawGrpc {
+    pub(super) config: GrpcThrottleConfig,
+    pub(super) milli_tokens: u32,
 }
 
 impl TryFrom<RawGrpc> for GrpcThrottle {

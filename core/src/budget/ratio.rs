@@ -129,10 +129,10 @@ impl RatioConfig {
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(try_from = "RawRatio")]
 pub struct RatioBudget {
-    config: RatioConfig,
-    clamp: MonotonicClamp,
-    requests: BucketRing,
-    retries: BucketRing,
+    pub(super) config: RatioConfig,
+    pub(super) clamp: MonotonicClamp,
+    pub(super) requests: BucketRing,
+    pub(super) retries: BucketRing,
     /// When each outstanding floor retry was granted. Process-local (a
     /// snapshot does not carry calls in flight, so it does not carry their
     /// slots) and at most `min_concurrent_retries` long.
@@ -174,11 +174,11 @@ impl Withdrawal {
 
 /// The unchecked wire form, validated into a [`RatioBudget`] on deserialization.
 #[derive(Deserialize)]
-struct RawRatio {
-    config: RatioConfig,
-    clamp: MonotonicClamp,
-    requests: BucketRing,
-    retries: BucketRing,
+pub(super) struct RawRatio {
+    pub(super) config: RatioConfig,
+    pub(super) clamp: MonotonicClamp,
+    pub(super) requests: BucketRing,
+    pub(super) retries: BucketRing,
 }
 
 impl TryFrom<RawRatio> for RatioBudget {

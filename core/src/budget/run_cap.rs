@@ -26,8 +26,8 @@ impl Default for RunCapConfig {
 /// into a load generator. It never refills; a new run builds a new policy.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunCap {
-    config: RunCapConfig,
-    used: u32,
+    pub(super) config: RunCapConfig,
+    pub(super) used: u32,
 }
 
 impl RunCap {

@@ -148,15 +148,15 @@ impl TokenBucketConfig {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(try_from = "RawTokenBucket")]
 pub struct TokenBucket {
-    params: TokenBucketParams,
-    tokens: u32,
+    pub(super) params: TokenBucketParams,
+    pub(super) tokens: u32,
 }
 
 /// The unchecked wire form, validated into a [`TokenBucket`] on deserialization.
 #[derive(Deserialize)]
-struct RawTokenBucket {
-    params: TokenBucketParams,
-    tokens: u32,
+pub(super) struct RawTokenBucket {
+    pub(super) params: TokenBucketParams,
+    pub(super) tokens: u32,
 }
 
 impl TryFrom<RawTokenBucket> for TokenBucket {

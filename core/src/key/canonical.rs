@@ -507,7 +507,7 @@ fn write_value(value: &Json, out: &mut String) {
 }
 
 /// Writes a string literal escaped as RFC 8785 section 3.2.2.2 requires.
-fn write_string(text: &str, out: &mut String) {
+pub(crate) fn write_string(text: &str, out: &mut String) {
     out.push('"');
     for c in text.chars() {
         match c {

@@ -86,6 +86,9 @@ pub enum AlertLevel {
 }
 
 impl AlertLevel {
+    /// Every level, for reading codes.
+    pub const ALL: [AlertLevel; 3] = [AlertLevel::Ok, AlertLevel::Warning, AlertLevel::Critical];
+
     /// The stable snake_case code.
     #[must_use]
     pub const fn code(self) -> &'static str {
@@ -205,21 +208,21 @@ pub enum RecordEvent {
 /// One rule's last evaluation, kept as integers so that a saved state
 /// restores exactly; [`Alert::value`] is derived from it on demand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-struct RuleState {
-    rule: AlertRule,
-    level: AlertLevel,
+pub(super) struct RuleState {
+    pub(super) rule: AlertRule,
+    pub(super) level: AlertLevel,
     /// Rate numerator, or the breaker gauge for `circuit_open`.
-    numerator: u64,
+    pub(super) numerator: u64,
     /// Rate denominator, or 1 for `circuit_open`.
-    denominator: u64,
-    at: Instant,
+    pub(super) denominator: u64,
+    pub(super) at: Instant,
 }
 
 /// The evaluator: window counts, last levels, pending events.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub(crate) struct AlertEvaluator {
-    config: AlertConfig,
-    window: Window,
+    pub(super) config: AlertConfig,
+    pub(super) window: Window,
     /// What the last evaluation saw: its window bucket and breaker gauge.
     /// Evaluating is skipped while both are unchanged and no call ended
     /// exhausted since, which keeps it off the per-call hot path: an
@@ -227,12 +230,12 @@ pub(crate) struct AlertEvaluator {
     /// moment it moves, and every other change at the next window bucket
     /// (5 s for the default minute).
     #[serde(default)]
-    last_seen: Option<(u64, BreakerGauge)>,
+    pub(super) last_seen: Option<(u64, BreakerGauge)>,
     #[serde(default)]
-    exhausted_since: bool,
-    rules: [RuleState; 3],
-    events: VecDeque<RecordEvent>,
-    dropped_events: u64,
+    pub(super) exhausted_since: bool,
+    pub(super) rules: [RuleState; 3],
+    pub(super) events: VecDeque<RecordEvent>,
+    pub(super) dropped_events: u64,
 }
 
 /// `numerator / denominator`, 0 for an empty window (no traffic is no

@@ -281,9 +281,9 @@ impl MetricsSnapshot {
 /// for doubles (serde_json is exact only with its `float_roundtrip` feature).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Metrics {
-    clamp: MonotonicClamp,
-    totals: MetricsSnapshot,
-    alerts: AlertEvaluator,
+    pub(super) clamp: MonotonicClamp,
+    pub(super) totals: MetricsSnapshot,
+    pub(super) alerts: AlertEvaluator,
 }
 
 impl Default for Metrics {

@@ -31,10 +31,10 @@ pub(crate) struct WindowCounts {
 /// The sliding window of [`WindowCounts`].
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub(crate) struct Window {
-    attempts: BucketRing,
-    retry_attempts: BucketRing,
-    finished: BucketRing,
-    exhausted: BucketRing,
+    pub(super) attempts: BucketRing,
+    pub(super) retry_attempts: BucketRing,
+    pub(super) finished: BucketRing,
+    pub(super) exhausted: BucketRing,
 }
 
 impl Window {
@@ -52,6 +52,18 @@ impl Window {
     }
 
     /// Adds `delta` at `now`.
+    /// Whether every count has `other`'s bucket size and count (a restored
+    /// window against the one its config makes).
+    pub(crate) fn same_shape(&self, other: &Window) -> bool {
+        fn rings(w: &Window) -> [&BucketRing; 4] {
+            [&w.attempts, &w.retry_attempts, &w.finished, &w.exhausted]
+        }
+        rings(self)
+            .iter()
+            .zip(rings(other))
+            .all(|(a, b)| (a.bucket_ms(), a.buckets()) == (b.bucket_ms(), b.buckets()))
+    }
+
     pub(crate) fn add(&mut self, now: Instant, delta: &WindowCounts) {
         for (ring, n) in [
             (&mut self.attempts, delta.attempts),

@@ -189,6 +189,16 @@ impl<'v> Fields<'v, '_> {
         out
     }
 
+    /// A list of unsigned 64-bit integers, or `None` when absent or `null`.
+    pub fn opt_u64s(&mut self, name: &'static str) -> Option<Vec<u64>> {
+        if self.has(name, false) {
+            Some(self.u64s(name))
+        } else {
+            let _null = self.take(name, false);
+            None
+        }
+    }
+
     /// A text; absent is `default`.
     pub fn text(&mut self, name: &'static str, default: &str) -> String {
         match self.take(name, false) {
@@ -199,6 +209,48 @@ impl<'v> Fields<'v, '_> {
                 default.to_owned()
             }
         }
+    }
+
+    /// Records `required` for each of `names` (plain fields) that is
+    /// absent: for data the core wrote, where a missing field means the
+    /// text is not what it wrote (and a default would pass in silently).
+    pub fn require_all(&mut self, names: &[&'static str], why: &str) {
+        for name in names {
+            self.require(name, false, why);
+        }
+    }
+
+    /// An instant under a key without a unit (`at`, `latest`); absent is
+    /// `default`.
+    pub fn instant(&mut self, name: &'static str, default: Instant) -> Instant {
+        match self.take(name, false) {
+            None => default,
+            Some((seg, v)) => self
+                .duration_value(seg, v)
+                .map_or(default, Instant::from_millis),
+        }
+    }
+
+    /// A list of nested sections; absent is empty.
+    pub fn sections<T: Section>(&mut self, name: &'static str) -> Vec<T> {
+        let mut out = Vec::new();
+        self.list(name, |c, item| out.push(section(c, item)));
+        out
+    }
+
+    /// A list of codes; absent is empty, an item not one of `all` is a
+    /// problem (and left out).
+    pub fn codes<T: Copy>(
+        &mut self,
+        name: &'static str,
+        all: &[T],
+        code: impl Fn(&T) -> &'static str,
+    ) -> Vec<T> {
+        let mut out = Vec::new();
+        self.list(name, |c, item| {
+            out.extend(code_value(c, None, item, all, &code))
+        });
+        out
     }
 
     /// An instant under a key without a unit (`floor_slot`): integer ms, or

@@ -97,6 +97,52 @@ impl Value {
         }
     }
 
+    /// The value as compact JSON text (snapshots, log lines): keys in the
+    /// order written, strings escaped as RFC 8785 escapes them (non-ASCII
+    /// kept as UTF-8), a float in its shortest form that reads back to the
+    /// same double with a fraction or exponent kept (`0.1`, `1.0`, `1e-7`),
+    /// a float JSON cannot carry (NaN, an infinity) as `null`.
+    #[must_use]
+    pub fn to_json_text(&self) -> String {
+        let mut out = String::new();
+        self.write_json(&mut out);
+        out
+    }
+
+    fn write_json(&self, out: &mut String) {
+        match self {
+            Value::Null => out.push_str("null"),
+            Value::Bool(true) => out.push_str("true"),
+            Value::Bool(false) => out.push_str("false"),
+            Value::Int(n) => out.push_str(&n.to_string()),
+            Value::Float(f) if f.is_finite() => out.push_str(&format!("{f:?}")),
+            Value::Float(_) => out.push_str("null"),
+            Value::Text(text) => crate::key::write_json_string(text, out),
+            Value::List(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    item.write_json(out);
+                }
+                out.push(']');
+            }
+            Value::Map(entries) => {
+                out.push('{');
+                for (i, (key, item)) in entries.iter().enumerate() {
+                    if i > 0 {
+                        out.push(',');
+                    }
+                    crate::key::write_json_string(key, out);
+                    out.push(':');
+                    item.write_json(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
     /// The value as JSON (for storing a config; the schema writes only
     /// finite numbers).
     #[must_use]

@@ -147,6 +147,11 @@ impl Out {
         self.put(name, false, Value::List(items));
     }
 
+    /// A value the section built itself (a tuple, a list or `null`).
+    pub fn value(&mut self, name: &str, value: Value) {
+        self.put(name, false, value);
+    }
+
     /// A list of unsigned integers.
     pub fn uints(&mut self, name: &str, items: impl IntoIterator<Item = u64>) {
         let items = items

@@ -1,7 +1,7 @@
 //! The shared state a `CorePolicy` keeps across calls, as the host reads it:
 //! draining, events, breakers, budgets, metrics, snapshots.
 
-use stoic_core::{InputError, InputErrorCode, Instant, PolicyState};
+use stoic_core::{Instant, PolicyState};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
@@ -92,22 +92,12 @@ impl CorePolicy {
     /// The shared state as versioned JSON text (the core's wire form, the
     /// same in every language), for storage between invocations.
     pub fn snapshot(&self) -> String {
-        // `PolicyState::to_json`, instantiated here (size-first, like the
-        // inlined `Config::from_json`) rather than in the speed-first core.
-        serde_json::to_string(&self.inner.snapshot_state()).unwrap_or_default()
+        self.inner.snapshot_state().to_json()
     }
 
     /// Restores state saved by `snapshot`; returns `{restored, reset}`.
     pub fn restore(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        // Plain serde_json (no field paths): snapshot text is machine-made,
-        // and path tracking for every state type would double this module.
-        // `restore_state` checks the version.
-        let state: PolicyState = serde_json::from_str(text).map_err(|e| {
-            input_error(&InputError::new(
-                InputErrorCode::InvalidSnapshot,
-                e.to_string(),
-            ))
-        })?;
+        let state = PolicyState::from_json(text).map_err(|e| input_error(&e))?;
         let report = self
             .inner
             .restore_state(state)

@@ -1,10 +1,40 @@
 //! A standalone breaker's state, permits, refusals and transitions.
 
-use crate::breaker::{BreakerState, Permit, Rejected, Transition, WindowCounts};
+use crate::breaker::{BreakerState, BreakerStateCode, Permit, Rejected, Transition};
+use crate::breaker::{TransitionReason, WindowCounts};
 use crate::schema::{Check, Emit, Fields, Out, Section};
+use crate::state::AS_WRITTEN;
+use crate::time::Instant;
 
-impl Emit for BreakerState {
-    fn emit(&self, o: &mut Out) {
+/// Written in results and snapshots; read back from snapshots.
+impl Section for BreakerState {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require("kind", false, AS_WRITTEN);
+        let kind = f.code(
+            "kind",
+            BreakerStateCode::Closed,
+            &BreakerStateCode::ALL,
+            |c| c.code(),
+        );
+        match kind {
+            BreakerStateCode::Closed => BreakerState::Closed {
+                consecutive_failures: f.u32("consecutive_failures", 0),
+            },
+            BreakerStateCode::Open => {
+                f.require_all(&["since", "until"], AS_WRITTEN);
+                BreakerState::Open {
+                    since: f.instant("since", Instant::ZERO),
+                    until: f.instant("until", Instant::ZERO),
+                }
+            }
+            BreakerStateCode::HalfOpen => BreakerState::HalfOpen {
+                probes_in_flight: f.u32("probes_in_flight", 0),
+                successes: f.u32("successes", 0),
+            },
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
         o.code("kind", self.code().code());
         match *self {
             BreakerState::Closed {
@@ -23,6 +53,8 @@ impl Emit for BreakerState {
             }
         }
     }
+
+    fn check(&self, _: &mut Check) {}
 }
 
 /// A permit comes back from the host: read by the same declaration.
@@ -55,19 +87,60 @@ impl Emit for Rejected {
     }
 }
 
-impl Emit for Transition {
-    fn emit(&self, o: &mut Out) {
+/// Handed out, and kept queued in a breaker's snapshot.
+impl Section for Transition {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require_all(&["from", "to", "at", "reason"], AS_WRITTEN);
+        let state = |c: &BreakerStateCode| c.code();
+        Transition {
+            from: f.code(
+                "from",
+                BreakerStateCode::Closed,
+                &BreakerStateCode::ALL,
+                state,
+            ),
+            to: f.code(
+                "to",
+                BreakerStateCode::Closed,
+                &BreakerStateCode::ALL,
+                state,
+            ),
+            at: f.instant("at", Instant::ZERO),
+            reason: f.code(
+                "reason",
+                TransitionReason::CooldownElapsed,
+                &TransitionReason::ALL,
+                |r| r.code(),
+            ),
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
         o.code("from", self.from.code());
         o.code("to", self.to.code());
         o.instant("at", self.at);
         o.code("reason", self.reason.code());
     }
+
+    fn check(&self, _: &mut Check) {}
 }
 
-impl Emit for WindowCounts {
-    fn emit(&self, o: &mut Out) {
+/// Handed out, and a time bucket's counts in a breaker's snapshot.
+impl Section for WindowCounts {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require_all(&["calls", "failures", "slow"], AS_WRITTEN);
+        WindowCounts {
+            calls: f.u64("calls", 0),
+            failures: f.u64("failures", 0),
+            slow: f.u64("slow", 0),
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
         o.uint("calls", self.calls);
         o.uint("failures", self.failures);
         o.uint("slow", self.slow);
     }
+
+    fn check(&self, _: &mut Check) {}
 }

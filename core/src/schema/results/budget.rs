@@ -1,8 +1,10 @@
 //! A standalone retry budget's tickets, events and status.
 
-use crate::budget::{BudgetEvent, BudgetStatus, RetryTicket};
+use crate::budget::{BudgetEvent, BudgetKind, BudgetStatus, RetryTicket};
 use crate::budget::{GrpcStatus, RatioStatus, RunCapStatus, TokenBucketStatus};
 use crate::schema::{Check, Emit, Fields, Out, Section};
+use crate::state::AS_WRITTEN;
+use crate::time::Instant;
 
 /// A ticket comes back from the host when its retry is cancelled.
 impl Section for RetryTicket {
@@ -30,8 +32,19 @@ impl Section for RetryTicket {
     fn check(&self, _: &mut Check) {}
 }
 
-impl Emit for BudgetEvent {
-    fn emit(&self, o: &mut Out) {
+/// Handed out, and kept queued in a budget's snapshot.
+impl Section for BudgetEvent {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        f.require_all(&["kind", "budget", "at"], AS_WRITTEN);
+        // The one kind there is: read so that another is named as wrong.
+        f.code("kind", (), &[()], |()| "budget_exhausted");
+        BudgetEvent::Exhausted {
+            budget: f.code("budget", BudgetKind::Ratio, &BudgetKind::ALL, |k| k.code()),
+            at: f.instant("at", Instant::ZERO),
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
         o.code("kind", self.code());
         match *self {
             BudgetEvent::Exhausted { budget, at } => {
@@ -40,6 +53,8 @@ impl Emit for BudgetEvent {
             }
         }
     }
+
+    fn check(&self, _: &mut Check) {}
 }
 
 impl Emit for RatioStatus {

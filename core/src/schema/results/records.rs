@@ -116,8 +116,25 @@ impl Emit for Alert {
     }
 }
 
-impl Emit for RecordEvent {
-    fn emit(&self, o: &mut Out) {
+/// Handed out, and kept queued in the metrics' snapshot.
+impl Section for RecordEvent {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        let names = ["kind", "rule", "from", "to", "value", "threshold", "at"];
+        f.require_all(&names, crate::state::AS_WRITTEN);
+        // The one kind there is: read so that another is named as wrong.
+        f.code("kind", (), &[()], |()| "alert_changed");
+        let level = |l: &AlertLevel| l.code();
+        RecordEvent::AlertChanged {
+            rule: f.code("rule", AlertRule::RetryRate, &AlertRule::ALL, |r| r.code()),
+            from: f.code("from", AlertLevel::Ok, &AlertLevel::ALL, level),
+            to: f.code("to", AlertLevel::Ok, &AlertLevel::ALL, level),
+            value: f.float("value", 0.0),
+            threshold: f.float("threshold", 0.0),
+            at: f.instant("at", Instant::ZERO),
+        }
+    }
+
+    fn write(&self, o: &mut Out) {
         match *self {
             RecordEvent::AlertChanged {
                 rule,
@@ -132,6 +149,8 @@ impl Emit for RecordEvent {
             }
         }
     }
+
+    fn check(&self, _: &mut Check) {}
 }
 
 /// An alert level change's fields, as both a policy event and a standalone
