@@ -24,7 +24,6 @@ RAW = ROOT / "target/wasm32-unknown-unknown/release/stoic_wasm.wasm"
 DIST = ROOT / "npm/dist"
 CRATES = (
     "serde_json",
-    "serde_path_to_error",
     "serde",
     "stoic_core",
     "stoic_wasm",

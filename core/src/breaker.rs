@@ -61,8 +61,6 @@ mod window;
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 pub use config::{
     BreakerConfig, Compare, HalfOpenConfig, SlowCall, TripRule, Window, MAX_COUNT_WINDOW, MAX_MS,
     MAX_TIME_BUCKETS,
@@ -72,7 +70,6 @@ pub use state::{
 };
 pub use window::WindowCounts;
 
-use crate::error::{ConfigError, ConfigErrorCode};
 use crate::serials::Serials;
 use crate::time::{Instant, MonotonicClamp};
 use window::{CallWindow, Mark};
@@ -82,8 +79,7 @@ use window::{CallWindow, Mark};
 pub const MAX_QUEUED_TRANSITIONS: usize = 16;
 
 /// One scope's circuit breaker. See the [module docs](self) for the semantics.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "BreakerRepr")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Breaker {
     config: BreakerConfig,
     state: BreakerState,
@@ -95,61 +91,6 @@ pub struct Breaker {
     /// Permits of this generation issued and not yet handed back: a permit
     /// counts once, when its serial number leaves this list.
     permits: Serials,
-}
-
-/// The serialized shape of a [`Breaker`], checked before it becomes one.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct BreakerRepr {
-    config: BreakerConfig,
-    state: BreakerState,
-    generation: u64,
-    window: Option<CallWindow>,
-    clock: MonotonicClamp,
-    #[serde(default)]
-    transitions: VecDeque<Transition>,
-    #[serde(default)]
-    transitions_dropped: u64,
-    #[serde(default)]
-    permits: Serials,
-}
-
-impl TryFrom<BreakerRepr> for Breaker {
-    type Error = ConfigError;
-
-    fn try_from(r: BreakerRepr) -> Result<Self, ConfigError> {
-        r.config.validate()?;
-        let window = match (r.config.trip.window(), r.window) {
-            (None, None) => None,
-            (Some(cfg), Some(mut w)) if w.matches(cfg) => {
-                w.normalize(cfg);
-                Some(w)
-            }
-            _ => {
-                return Err(ConfigError::new(
-                    ConfigErrorCode::Inconsistent,
-                    "window",
-                    "the snapshot's window does not match breaker.trip",
-                ))
-            }
-        };
-        let mut transitions = r.transitions;
-        let mut dropped = r.transitions_dropped;
-        while transitions.len() > MAX_QUEUED_TRANSITIONS {
-            transitions.pop_front();
-            dropped = dropped.saturating_add(1);
-        }
-        Ok(Breaker {
-            config: r.config,
-            state: r.state,
-            generation: r.generation,
-            window,
-            clock: r.clock,
-            transitions,
-            transitions_dropped: dropped,
-            permits: r.permits,
-        })
-    }
 }
 
 /// What the host reports back with a permit.

@@ -1,8 +1,6 @@
 //! A time-bucketed counter over a sliding window, in fixed memory: the one
 //! window behind the ratio budget and the alert rules.
 
-use serde::{Deserialize, Serialize};
-
 use crate::schema::{Check, Fields, Out, Section};
 use crate::state::AS_WRITTEN;
 use crate::time::Instant;
@@ -12,7 +10,7 @@ use crate::time::Instant;
 pub const MAX_BUCKETS: u32 = 1000;
 
 /// One slot of the ring: the absolute bucket it currently holds and its count.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Slot {
     /// Absolute bucket index (`now_ms / bucket_ms`).
     index: u64,
@@ -47,8 +45,7 @@ struct Slot {
 /// re-indexed by its start time (`index * other.bucket_ms / self.bucket_ms`)
 /// into `self`'s geometry. Summing assumes the two snapshots counted disjoint
 /// events: merging a snapshot into itself, or twice, counts its events twice.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "RawRing")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BucketRing {
     bucket_ms: u64,
     head: u64,
@@ -56,7 +53,6 @@ pub struct BucketRing {
 }
 
 /// The unchecked wire form, validated into a [`BucketRing`] on deserialization.
-#[derive(Deserialize)]
 struct RawRing {
     bucket_ms: u64,
     head: u64,
@@ -366,8 +362,8 @@ mod tests {
         let mut ring = BucketRing::new(100, 4);
         ring.add(at(50), 2);
         ring.add(at(250), 3);
-        let json = serde_json::to_string(&ring).unwrap();
-        let back: BucketRing = serde_json::from_str(&json).unwrap();
+        let json = crate::state::write_snapshot(&ring);
+        let back: BucketRing = crate::state::read_snapshot(&json).unwrap();
         assert_eq!(back, ring);
         let bad = [
             r#"{"bucket_ms":0,"head":0,"slots":[{"index":0,"count":0}]}"#,
@@ -376,7 +372,10 @@ mod tests {
             r#"{"bucket_ms":1,"head":9,"slots":[{"index":0,"count":0},{"index":2,"count":1}]}"#,
         ];
         for text in bad {
-            assert!(serde_json::from_str::<BucketRing>(text).is_err(), "{text}");
+            assert!(
+                crate::state::read_snapshot::<BucketRing>(text).is_err(),
+                "{text}"
+            );
         }
     }
 }

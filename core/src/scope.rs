@@ -22,8 +22,6 @@
 //! into it are unrelated services, and one of them failing must not fail
 //! the others fast. Its budget still bounds their retries together.
 
-use serde::{Deserialize, Serialize};
-
 use crate::breaker::{Breaker, BreakerStateCode};
 use crate::budget::{BudgetEvent, RetryBudget};
 use crate::event::{Event, EventQueue};
@@ -59,7 +57,7 @@ pub fn has_breaker(name: &str) -> bool {
 }
 
 /// One service's shared state.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ScopeState {
     /// The circuit breaker, if the config enables one.
     pub breaker: Option<Breaker>,

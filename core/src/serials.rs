@@ -10,16 +10,13 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use crate::schema::{Check, Fields, Out, Section};
 
 /// How many issued, not yet returned serial numbers an issuer remembers.
 pub const MAX_OPEN_SERIALS: usize = 1024;
 
 /// The numbers one issuer has handed out and not yet taken back.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(from = "SerialsRepr")]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Serials {
     /// The next number (numbers start at 1; 0 is never issued).
     next: u64,
@@ -29,8 +26,7 @@ pub(crate) struct Serials {
 
 /// The stored shape, normalized when read: a restored issuer never hands
 /// out a number still open.
-#[derive(Default, Deserialize)]
-#[serde(default)]
+#[derive(Default)]
 struct SerialsRepr {
     next: u64,
     open: VecDeque<u64>,

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::budget::RetryBudget;
 use crate::error::{ConfigErrorCode, InputError, InputErrorCode};
@@ -33,8 +33,7 @@ pub(crate) const AS_WRITTEN: &str = "(a snapshot as the core wrote it)";
 pub const STATE_VERSION: u32 = 1;
 
 /// Every scope's shared state, versioned.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PolicyState {
     /// The format version ([`STATE_VERSION`]).
     pub version: u32,

@@ -54,7 +54,7 @@ impl Instant {
 /// sharing a restored snapshot). Trusting it would reopen breakers early or
 /// make durations negative, so every mutating entry point passes `now` through
 /// this first: a reading earlier than the latest one seen counts as the latest.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct MonotonicClamp {
     latest: Instant,
 }

@@ -252,8 +252,8 @@ proptest! {
         for op in &ops[..cut] {
             original.apply(op);
         }
-        let text = serde_json::to_string(&original.breaker).unwrap();
-        let restored_breaker: Breaker = serde_json::from_str(&text).unwrap();
+        let text = stoic_core::state::write_snapshot(&original.breaker);
+        let restored_breaker: Breaker = stoic_core::state::read_snapshot(&text).unwrap();
         prop_assert_eq!(&restored_breaker, &original.breaker);
         let mut restored = Driver {
             breaker: restored_breaker,
@@ -265,8 +265,8 @@ proptest! {
             prop_assert_eq!(original.apply(op), restored.apply(op));
         }
         prop_assert_eq!(
-            serde_json::to_string(&original.breaker).unwrap(),
-            serde_json::to_string(&restored.breaker).unwrap()
+            stoic_core::state::write_snapshot(&original.breaker),
+            stoic_core::state::write_snapshot(&restored.breaker)
         );
     }
 
@@ -306,7 +306,7 @@ proptest! {
                 };
                 prop_assert!(b.window_len() <= usize::try_from(bound).unwrap());
             }
-            let snapshot = serde_json::to_value(&b).unwrap();
+            let snapshot = serde_json::from_str::<serde_json::Value>(&stoic_core::state::write_snapshot(&b)).unwrap();
             let held = match window {
                 Window::Time { .. } => snapshot["window"]["buckets"].as_array().unwrap().len(),
                 Window::Count { .. } => snapshot["window"]["marks"].as_array().unwrap().len(),

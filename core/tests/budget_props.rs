@@ -124,7 +124,8 @@ enum Output {
 
 /// The budget's serialized state without the event bookkeeping.
 fn budgets_only(budget: &RetryBudget) -> Value {
-    let mut value = serde_json::to_value(budget).unwrap();
+    let mut value: Value =
+        serde_json::from_str(&stoic_core::state::write_snapshot(budget)).unwrap();
     let object = value.as_object_mut().unwrap();
     for key in ["exhausted", "events", "dropped_events"] {
         assert!(object.remove(key).is_some(), "snapshot lost {key}");
@@ -245,8 +246,8 @@ proptest! {
         prop_assert_eq!(&run1, &run2);
         prop_assert_eq!(&first, &second);
         prop_assert_eq!(
-            serde_json::to_string(&first).unwrap(),
-            serde_json::to_string(&second).unwrap()
+            stoic_core::state::write_snapshot(&first),
+            stoic_core::state::write_snapshot(&second)
         );
     }
 
@@ -258,8 +259,8 @@ proptest! {
     ) {
         let mut live = RetryBudget::new(config).unwrap();
         drive(&mut live, &before);
-        let json = serde_json::to_string(&live).unwrap();
-        let mut restored: RetryBudget = serde_json::from_str(&json).unwrap();
+        let json = stoic_core::state::write_snapshot(&live);
+        let mut restored: RetryBudget = stoic_core::state::read_snapshot(&json).unwrap();
         prop_assert_eq!(&restored, &live);
         prop_assert_eq!(drive(&mut restored, &after), drive(&mut live, &after));
         prop_assert_eq!(restored, live);
@@ -333,7 +334,7 @@ proptest! {
         ba.merge(&a);
         prop_assert_eq!(ab.total(now), a.total(now) + b.total(now));
         prop_assert_eq!(ab.live_buckets(now), ba.live_buckets(now));
-        let json = serde_json::to_string(&ab).unwrap();
-        prop_assert_eq!(serde_json::from_str::<BucketRing>(&json).unwrap(), ab);
+        let json = stoic_core::state::write_snapshot(&ab);
+        prop_assert_eq!(stoic_core::state::read_snapshot::<BucketRing>(&json).unwrap(), ab);
     }
 }

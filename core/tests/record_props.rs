@@ -189,7 +189,7 @@ proptest! {
             apply(&mut m, op);
             prop_assert!(m.pending_events() <= EVENT_QUEUE_CAPACITY);
         }
-        let json = serde_json::to_string(&m).unwrap();
+        let json = stoic_core::state::write_snapshot(&m);
         prop_assert!(json.len() < 16_384, "state grew to {} bytes", json.len());
     }
 
@@ -226,8 +226,8 @@ proptest! {
         // host drains events before saving state. Everything else in the
         // state is integers and must restore exactly.
         while a.poll_event().is_some() {}
-        let state = serde_json::to_string(&a).unwrap();
-        let restored: Metrics = serde_json::from_str(&state).unwrap();
+        let state = stoic_core::state::write_snapshot(&a);
+        let restored: Metrics = stoic_core::state::read_snapshot(&state).unwrap();
         prop_assert_eq!(restored, a);
     }
 

@@ -1,7 +1,8 @@
 //! The snapshot format is a contract: a snapshot written by an earlier
 //! build must restore, and this build must write the same document. The
-//! fixtures in `fixtures/` were written by the build that introduced
-//! them; each must read, and write back to the same JSON value.
+//! fixtures in `fixtures/` were written by the last build whose snapshots
+//! went through serde (the format this codec took over); each must read,
+//! and write back to the same JSON value.
 
 use stoic_core::{
     Admission, CallSpec, Decision, Instant, Method, NetworkErrorKind, Outcome, Policy, PolicyState,
@@ -114,7 +115,6 @@ fn an_earlier_builds_snapshot_reads_and_writes_back_the_same() {
         let written: serde_json::Value = serde_json::from_str(&state.to_json()).unwrap();
         let expected: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(written, expected, "{name}");
-        assert_eq!(serde_json::to_value(&state).unwrap(), expected, "{name}");
     }
 }
 
@@ -153,8 +153,8 @@ fn scripted_policy(config: &str, script: &[(u8, u8, u8)]) -> Policy {
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
 
-    /// The codec and the serde derives agree on every state traffic makes,
-    /// and a snapshot reads back to the state it was taken of.
+    /// A snapshot reads back to the state it was taken of, and writes back
+    /// to the same text, whatever state traffic made.
     #[test]
     fn every_state_round_trips(
         time_window in proptest::bool::ANY,
@@ -163,8 +163,8 @@ proptest::proptest! {
         let config = if time_window { TIME_WINDOW } else { COUNT_WINDOW };
         let state = scripted_policy(config, &script).snapshot_state();
         let text = state.to_json();
-        let ours: serde_json::Value = serde_json::from_str(&text).unwrap();
-        proptest::prop_assert_eq!(ours, serde_json::to_value(&state).unwrap());
-        proptest::prop_assert_eq!(PolicyState::from_json(&text).unwrap(), state);
+        let back = PolicyState::from_json(&text).unwrap();
+        proptest::prop_assert_eq!(back.to_json(), text);
+        proptest::prop_assert_eq!(back, state);
     }
 }

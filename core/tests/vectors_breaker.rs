@@ -48,8 +48,9 @@ fn run(scenario: &Value, restore_every_step: bool) {
     {
         let ctx = format!("{id} step {n} {step}");
         if restore_every_step {
-            let text = serde_json::to_string(&breaker).unwrap();
-            breaker = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{ctx}: restore: {e}"));
+            let text = stoic_core::state::write_snapshot(&breaker);
+            breaker = stoic_core::state::read_snapshot(&text)
+                .unwrap_or_else(|e| panic!("{ctx}: restore: {e}"));
         }
         let now = Instant::from_millis(step["t_ms"].as_u64().expect("t_ms"));
         let op = step["op"].as_str().expect("op");

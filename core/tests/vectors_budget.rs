@@ -108,8 +108,8 @@ impl Runner {
             .collect();
 
         // Every intermediate state survives a snapshot round trip.
-        let snapshot = serde_json::to_string(&self.budget).unwrap();
-        let restored: RetryBudget = serde_json::from_str(&snapshot).unwrap();
+        let snapshot = stoic_core::state::write_snapshot(&self.budget);
+        let restored: RetryBudget = stoic_core::state::read_snapshot(&snapshot).unwrap();
         assert_eq!(restored, self.budget, "{here}: snapshot round trip");
 
         let Some(expect) = step.get("expect").and_then(Value::as_object) else {

@@ -398,10 +398,10 @@ fn snapshot_round_trips_exactly() {
     let mut b = Breaker::new(cfg);
     fail(&mut b, 0).unwrap();
     succeed(&mut b, 300, 0).unwrap();
-    let text = serde_json::to_string(&b).unwrap();
-    let mut back: Breaker = serde_json::from_str(&text).unwrap();
+    let text = crate::state::write_snapshot(&b);
+    let mut back: Breaker = crate::state::read_snapshot(&text).unwrap();
     assert_eq!(back, b);
-    assert_eq!(serde_json::to_string(&back).unwrap(), text);
+    assert_eq!(crate::state::write_snapshot(&back), text);
     for t in [400, 500, 600] {
         assert_eq!(fail(&mut back, t), fail(&mut b, t));
         assert_eq!(back, b);
@@ -412,25 +412,31 @@ fn snapshot_round_trips_exactly() {
 #[test]
 fn restore_validates() {
     let b = Breaker::new(BreakerConfig::default());
-    let mut v = serde_json::to_value(&b).unwrap();
+    let mut v =
+        serde_json::from_str::<serde_json::Value>(&crate::state::write_snapshot(&b)).unwrap();
     v["config"]["half_open"]["max_probes"] = serde_json::json!(0);
-    let err = serde_json::from_value::<Breaker>(v)
+    let err = crate::state::read_snapshot::<Breaker>(&v.to_string())
         .unwrap_err()
         .to_string();
     assert!(err.contains("half_open.max_probes"), "{err}");
 
-    let mut v = serde_json::to_value(&b).unwrap();
+    let mut v =
+        serde_json::from_str::<serde_json::Value>(&crate::state::write_snapshot(&b)).unwrap();
     v["window"] = serde_json::json!({"kind": "count", "marks": []});
-    assert!(serde_json::from_value::<Breaker>(v).is_err());
+    assert!(crate::state::read_snapshot::<Breaker>(&v.to_string()).is_err());
 
-    let mut v = serde_json::to_value(&b).unwrap();
+    let mut v =
+        serde_json::from_str::<serde_json::Value>(&crate::state::write_snapshot(&b)).unwrap();
     v["extra"] = serde_json::json!(1);
-    assert!(serde_json::from_value::<Breaker>(v).is_err());
+    assert!(crate::state::read_snapshot::<Breaker>(&v.to_string()).is_err());
 
     let cfg = rate_config(Window::Count { size: 2 }, 0.5, 2, Compare::Ge);
-    let mut v = serde_json::to_value(Breaker::new(cfg)).unwrap();
+    let mut v = serde_json::from_str::<serde_json::Value>(&crate::state::write_snapshot(
+        &Breaker::new(cfg),
+    ))
+    .unwrap();
     v["window"] = serde_json::json!({"kind": "count", "marks": ["err", "err", "ok"]});
-    let restored: Breaker = serde_json::from_value(v).unwrap();
+    let restored: Breaker = crate::state::read_snapshot(&v.to_string()).unwrap();
     assert_eq!(
         restored.window_counts(at(0)),
         Some(WindowCounts {

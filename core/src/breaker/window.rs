@@ -67,13 +67,10 @@ fn ratio(part: u64, whole: u64) -> Option<f64> {
 }
 
 /// One recorded outcome, as a window keeps it (short codes keep snapshots small).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Mark {
-    #[serde(rename = "ok")]
     Success,
-    #[serde(rename = "err")]
     Failure,
-    #[serde(rename = "slow")]
     Slow,
 }
 
@@ -92,8 +89,7 @@ impl Mark {
 }
 
 /// One time bucket; `index` is absolute (`now_ms / bucket_ms`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct Bucket {
     pub(super) index: u64,
     pub(super) counts: WindowCounts,
@@ -101,13 +97,11 @@ pub(crate) struct Bucket {
 
 /// The live data of a failure-rate window. Its parameters stay in the config,
 /// so a snapshot cannot make the two disagree.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum CallWindow {
     /// The last `size` outcomes, oldest first; `counts` caches their sum.
     Count {
         marks: VecDeque<Mark>,
-        #[serde(skip)]
         counts: WindowCounts,
     },
     /// Non-empty buckets, ascending by index, at most `buckets` of them.
@@ -440,7 +434,7 @@ mod tests {
     fn normalize_repairs_restored_data() {
         let cfg = Window::Count { size: 2 };
         let mut w: CallWindow =
-            serde_json::from_str(r#"{"kind":"count","marks":["err","ok","err"]}"#).unwrap();
+            crate::state::read_snapshot(r#"{"kind":"count","marks":["err","ok","err"]}"#).unwrap();
         w.normalize(&cfg);
         assert_eq!(
             w.counts(&cfg, at(0)),
@@ -454,7 +448,7 @@ mod tests {
             duration_ms: 20,
             buckets: 2,
         };
-        let mut t: CallWindow = serde_json::from_str(
+        let mut t: CallWindow = crate::state::read_snapshot(
             r#"{"kind":"time","buckets":[
             {"index":5,"counts":{"calls":1,"failures":1,"slow":0}},
             {"index":3,"counts":{"calls":1,"failures":0,"slow":0}},

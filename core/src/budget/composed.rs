@@ -212,7 +212,7 @@ pub struct GrpcStatus {
 /// first and only then charged, so one budget's refusal never consumes from
 /// another; a refused retry changes no budget (only the event bookkeeping).
 /// The whole value serializes for snapshots and round-trips exactly.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct RetryBudget {
     pub(super) clamp: MonotonicClamp,
     pub(super) ratio: Option<RatioBudget>,
@@ -226,7 +226,6 @@ pub struct RetryBudget {
     pub(super) dropped_events: u64,
     /// Tickets issued and not yet ended: a ticket counts once, when its
     /// serial number leaves this list.
-    #[serde(default)]
     pub(super) tickets: Serials,
 }
 

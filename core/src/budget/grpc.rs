@@ -60,15 +60,13 @@ impl GrpcThrottleConfig {
 /// Stored as integer milli-tokens, as gRPC core does (`max_milli_tokens`,
 /// `milli_token_ratio`), so decisions are exact: 4 tokens at ratio 1.6 go
 /// 4000 -> 3000 -> ... -> 1600 -> 3200 and never drift.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(try_from = "RawGrpc")]
+#[derive(Clone, Debug, PartialEq)]
 pub struct GrpcThrottle {
     pub(super) config: GrpcThrottleConfig,
     pub(super) milli_tokens: u32,
 }
 
 /// The unchecked wire form, validated into a [`GrpcThrottle`] on deserialization.
-#[derive(Deserialize)]
 pub(super) struct RawGrpc {
     pub(super) config: GrpcThrottleConfig,
     pub(super) milli_tokens: u32,
@@ -286,13 +284,16 @@ mod tests {
     fn serde_round_trip() {
         let mut t = GrpcThrottle::new(GrpcThrottleConfig::default()).unwrap();
         t.on_failure();
-        let json = serde_json::to_string(&t).unwrap();
+        let json = crate::state::write_snapshot(&t);
         assert_eq!(
             json,
             r#"{"config":{"max_tokens":10,"token_ratio":0.1},"milli_tokens":9000}"#
         );
-        assert_eq!(serde_json::from_str::<GrpcThrottle>(&json).unwrap(), t);
+        assert_eq!(
+            crate::state::read_snapshot::<GrpcThrottle>(&json).unwrap(),
+            t
+        );
         let bad = json.replace("9000", "10001");
-        assert!(serde_json::from_str::<GrpcThrottle>(&bad).is_err());
+        assert!(crate::state::read_snapshot::<GrpcThrottle>(&bad).is_err());
     }
 }

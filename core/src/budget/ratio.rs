@@ -126,8 +126,7 @@ impl RatioConfig {
 /// Like Finagle's `RetryBudget` and tower's `TpsBudget`, except that the window
 /// is a [`BucketRing`] (fixed memory, slides by whole buckets) instead of a
 /// per-second token generator.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(try_from = "RawRatio")]
+#[derive(Clone, Debug)]
 pub struct RatioBudget {
     pub(super) config: RatioConfig,
     pub(super) clamp: MonotonicClamp,
@@ -136,7 +135,6 @@ pub struct RatioBudget {
     /// When each outstanding floor retry was granted. Process-local (a
     /// snapshot does not carry calls in flight, so it does not carry their
     /// slots) and at most `min_concurrent_retries` long.
-    #[serde(skip)]
     floor_slots: Vec<Instant>,
 }
 
@@ -173,7 +171,6 @@ impl Withdrawal {
 }
 
 /// The unchecked wire form, validated into a [`RatioBudget`] on deserialization.
-#[derive(Deserialize)]
 pub(super) struct RawRatio {
     pub(super) config: RatioConfig,
     pub(super) clamp: MonotonicClamp,
@@ -534,10 +531,10 @@ mod tests {
         let mut b = RatioBudget::new(RatioConfig::default()).unwrap();
         b.on_request(at(7));
         assert!(b.try_withdraw(at(9)).granted());
-        let json = serde_json::to_string(&b).unwrap();
-        let back: RatioBudget = serde_json::from_str(&json).unwrap();
+        let json = crate::state::write_snapshot(&b);
+        let back: RatioBudget = crate::state::read_snapshot(&json).unwrap();
         assert_eq!(back, b);
         let tampered = json.replace("\"buckets\":10", "\"buckets\":5");
-        assert!(serde_json::from_str::<RatioBudget>(&tampered).is_err());
+        assert!(crate::state::read_snapshot::<RatioBudget>(&tampered).is_err());
     }
 }

@@ -24,7 +24,7 @@ impl Default for RunCapConfig {
 /// The seed's "per run" cap: a job, a CLI invocation or an agent session that
 /// keeps hitting failures should stop retrying and fail fast rather than turn
 /// into a load generator. It never refills; a new run builds a new policy.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RunCap {
     pub(super) config: RunCapConfig,
     pub(super) used: u32,
@@ -112,8 +112,8 @@ mod tests {
     fn serde_round_trip() {
         let mut cap = RunCap::new(RunCapConfig { max_retries: 7 });
         assert!(cap.try_withdraw());
-        let json = serde_json::to_string(&cap).unwrap();
+        let json = crate::state::write_snapshot(&cap);
         assert_eq!(json, r#"{"config":{"max_retries":7},"used":1}"#);
-        assert_eq!(serde_json::from_str::<RunCap>(&json).unwrap(), cap);
+        assert_eq!(crate::state::read_snapshot::<RunCap>(&json).unwrap(), cap);
     }
 }

@@ -207,7 +207,7 @@ pub enum RecordEvent {
 
 /// One rule's last evaluation, kept as integers so that a saved state
 /// restores exactly; [`Alert::value`] is derived from it on demand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) struct RuleState {
     pub(super) rule: AlertRule,
     pub(super) level: AlertLevel,
@@ -219,7 +219,7 @@ pub(super) struct RuleState {
 }
 
 /// The evaluator: window counts, last levels, pending events.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub(crate) struct AlertEvaluator {
     pub(super) config: AlertConfig,
     pub(super) window: Window,
@@ -229,9 +229,7 @@ pub(crate) struct AlertEvaluator {
     /// exhausted call (the critical rule) is judged at once, the breaker the
     /// moment it moves, and every other change at the next window bucket
     /// (5 s for the default minute).
-    #[serde(default)]
     pub(super) last_seen: Option<(u64, BreakerGauge)>,
-    #[serde(default)]
     pub(super) exhausted_since: bool,
     pub(super) rules: [RuleState; 3],
     pub(super) events: VecDeque<RecordEvent>,

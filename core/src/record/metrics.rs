@@ -279,7 +279,7 @@ impl MetricsSnapshot {
 /// of it is integers except the `f64` values inside pending events: drain
 /// [`Metrics::poll_event`] before saving if the JSON reader is not exact
 /// for doubles (serde_json is exact only with its `float_roundtrip` feature).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Metrics {
     pub(super) clamp: MonotonicClamp,
     pub(super) totals: MetricsSnapshot,

@@ -4,8 +4,6 @@
 //! whatever the traffic) and buckets are keyed by absolute index, so alert
 //! state merges by the same rule as every other window.
 
-use serde::{Deserialize, Serialize};
-
 use crate::ring::BucketRing;
 use crate::time::Instant;
 
@@ -16,7 +14,7 @@ use crate::time::Instant;
 pub const WINDOW_BUCKETS: usize = 12;
 
 /// The counts the alert rules need, for one event or a whole window.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct WindowCounts {
     /// Attempts sent.
     pub(crate) attempts: u64,
@@ -29,7 +27,7 @@ pub(crate) struct WindowCounts {
 }
 
 /// The sliding window of [`WindowCounts`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Window {
     pub(super) attempts: BucketRing,
     pub(super) retry_attempts: BucketRing,

@@ -194,10 +194,10 @@ fn snapshot_round_trips_exactly() {
     for t in 0..5 {
         let _ = budget.try_retry(at(200 + t), RetryCost::Normal);
     }
-    let json = serde_json::to_string(&budget).unwrap();
-    let back: RetryBudget = serde_json::from_str(&json).unwrap();
+    let json = crate::state::write_snapshot(&budget);
+    let back: RetryBudget = crate::state::read_snapshot(&json).unwrap();
     assert_eq!(back, budget);
-    assert_eq!(serde_json::to_string(&back).unwrap(), json);
+    assert_eq!(crate::state::write_snapshot(&back), json);
 }
 
 #[test]

@@ -160,8 +160,8 @@ fn whole_metrics_state_round_trips() {
     m.on_attempt(t(1), false);
     m.set_breaker(BreakerGauge::Open);
     m.evaluate(t(2));
-    let json = serde_json::to_string(&m).unwrap();
-    let mut back: Metrics = serde_json::from_str(&json).unwrap();
+    let json = crate::state::write_snapshot(&m);
+    let mut back: Metrics = crate::state::read_snapshot(&json).unwrap();
     assert_eq!(back, m);
     assert!(back.poll_event().is_some());
 }

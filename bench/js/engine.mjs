@@ -1,0 +1,98 @@
+// The engine's own cost in JS, without promises or timers, timed
+// synchronously in CPU time: steady enough to compare builds of the module
+// (opt-levels, size work) on one machine, which the async retry() rounds of
+// bench.mjs are not. Run by scripts/js-engine-bench.sh against STOIC_DIST
+// (npm/dist after `make js-build`); ROUNDS and N size it. Two layers:
+//
+// - "hot path": the numeric crossings retry() makes (`begin`, `succeed`,
+//   `onStatus`, `beforeAttempt`, `close` on the policy's core, reading the
+//   plan area), i.e. the engine under retry() and createFetch();
+// - "Call API": the public low-level loop (Policy.start, Call.beforeAttempt,
+//   Call.onOutcome, Call.close), which hands back objects.
+//
+// Each layer: success (a call admitted and succeeding first time) and one
+// retry decision (a 503, its retry decision and the second admission: a
+// call that fails once minus a call that succeeds).
+import { join } from 'node:path';
+import { cpuUsage } from 'node:process';
+
+const stoic = await import(join(process.env.STOIC_DIST, 'node.js'));
+const ROUNDS = Number(process.env.ROUNDS ?? 15);
+const N = Number(process.env.N ?? 20000);
+
+// Defaults, as retry() has them (breaker, ratio budget, metrics on).
+const policy = new stoic.Policy({ seed: 1 });
+const core = policy.core;
+let t = 0;
+
+const hot = {
+  success() {
+    const handle = core.begin(t, true);
+    core.succeed(handle, t);
+    t += 1;
+  },
+  retryOnce() {
+    const handle = core.begin(t, true);
+    if (core.onStatus(handle, t, 503, -1, 0, 0) !== 1) throw new Error('expected a retry');
+    t += policy.plan.delayMs;
+    core.beforeAttempt(handle, t);
+    core.succeed(handle, t);
+    t += 1;
+  },
+};
+
+const success = { kind: 'success' };
+const unavailable = { kind: 'status', status: 503, wallNowMs: null };
+const api = {
+  success() {
+    const call = policy.start({ method: 'GET' }, t);
+    call.beforeAttempt(t);
+    call.onOutcome(success, t);
+    call.close();
+    t += 1;
+  },
+  retryOnce() {
+    const call = policy.start({ method: 'GET' }, t);
+    call.beforeAttempt(t);
+    const decision = call.onOutcome(unavailable, t);
+    if (decision.kind !== 'retry') throw new Error(`expected a retry, got ${decision.kind}`);
+    t += decision.delayMs;
+    call.beforeAttempt(t);
+    call.onOutcome(success, t);
+    call.close();
+    t += 1;
+  },
+};
+
+function nsPerCall(body) {
+  const start = cpuUsage();
+  for (let i = 0; i < N; i += 1) body();
+  const used = cpuUsage(start);
+  return ((used.user + used.system) * 1000) / N;
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+function measure(layer) {
+  const successes = [];
+  const decisions = [];
+  for (let round = -2; round < ROUNDS; round += 1) {
+    // Alternate the order so drift and GC hit both alike.
+    let s;
+    let r;
+    if (round % 2 === 0) {
+      s = nsPerCall(layer.success);
+      r = nsPerCall(layer.retryOnce);
+    } else {
+      r = nsPerCall(layer.retryOnce);
+      s = nsPerCall(layer.success);
+    }
+    if (round >= 0) {
+      successes.push(s);
+      decisions.push(r - s);
+    }
+  }
+  return { success_ns: Math.round(median(successes)), retry_decision_ns: Math.round(median(decisions)) };
+}
+
+console.log(JSON.stringify({ hot_path: measure(hot), call_api: measure(api), rounds: ROUNDS, n: N }));
