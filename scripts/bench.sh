@@ -37,7 +37,7 @@ echo "== $(date -u +%T) Python (${ROUNDS} rounds of ${PY_N} calls)"
 scripts/py-bench.sh --rounds "$ROUNDS" --n "$PY_N" --clock "${BENCH_CLOCK:-cpu}" --json "$(pwd)/$out/python.json"
 
 echo "== $(date -u +%T) JavaScript (${ROUNDS} rounds of ${JS_N} calls)"
-N=$JS_N BENCH_JSON="$(pwd)/$out/js.json" COLD_JSON="$(pwd)/$out/coldstart.json" scripts/js-bench.sh
+N=$JS_N BENCH_JSON="$(pwd)/$out/js.json" COLD_JSON="$(pwd)/$out/coldstart.json" ENGINE_JSON="$(pwd)/$out/engine.json" scripts/js-bench.sh
 
 echo "== $(date -u +%T) JavaScript toolchains (the packed package built by Vite, webpack, Parcel, esbuild, Rollup, wrangler, Next.js)"
 (cd npm && STOIC_TOOLCHAIN_SIZES="$(pwd)/../$out/toolchains.json" node --test test/toolchains.test.js > /dev/null)
