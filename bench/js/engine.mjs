@@ -13,6 +13,13 @@
 // Each layer: success (a call admitted and succeeding first time) and one
 // retry decision (a 503, its retry decision and the second admission: a
 // call that fails once minus a call that succeeds).
+//
+// STOIC_DIST_B, when set, is a second build's dist (say, stoic-core at
+// another opt-level: `STOIC_CORE_OPT_LEVEL=z make js-build`, then copy
+// npm/dist): both are loaded into this process and their hot paths timed
+// in alternating order round by round, and the median of the per-round
+// ratios B / A is printed. This machine's speed drifts from minute to
+// minute, so builds are only comparable measured this way.
 import { join } from 'node:path';
 import { cpuUsage } from 'node:process';
 
@@ -22,24 +29,29 @@ const N = Number(process.env.N ?? 20000);
 
 // Defaults, as retry() has them (breaker, ratio budget, metrics on).
 const policy = new stoic.Policy({ seed: 1 });
-const core = policy.core;
 let t = 0;
 
-const hot = {
-  success() {
-    const handle = core.begin(t, true);
-    core.succeed(handle, t);
-    t += 1;
-  },
-  retryOnce() {
-    const handle = core.begin(t, true);
-    if (core.onStatus(handle, t, 503, -1, 0, 0) !== 1) throw new Error('expected a retry');
-    t += policy.plan.delayMs;
-    core.beforeAttempt(handle, t);
-    core.succeed(handle, t);
-    t += 1;
-  },
-};
+/** The crossings retry() makes, on `target`'s core. */
+function hotPath(target) {
+  const engine = target.core;
+  let at = 0;
+  return {
+    success() {
+      const handle = engine.begin(at, true);
+      engine.succeed(handle, at);
+      at += 1;
+    },
+    retryOnce() {
+      const handle = engine.begin(at, true);
+      if (engine.onStatus(handle, at, 503, -1, 0, 0) !== 1) throw new Error('expected a retry');
+      at += target.plan.delayMs;
+      engine.beforeAttempt(handle, at);
+      engine.succeed(handle, at);
+      at += 1;
+    },
+  };
+}
+const hot = hotPath(policy);
 
 const success = { kind: 'success' };
 const unavailable = { kind: 'status', status: 503, wallNowMs: null };
@@ -95,4 +107,24 @@ function measure(layer) {
   return { success_ns: Math.round(median(successes)), retry_decision_ns: Math.round(median(decisions)) };
 }
 
-console.log(JSON.stringify({ hot_path: measure(hot), call_api: measure(api), rounds: ROUNDS, n: N }));
+if (process.env.STOIC_DIST_B) {
+  const other = await import(join(process.env.STOIC_DIST_B, 'node.js'));
+  const b = hotPath(new other.Policy({ seed: 1 }));
+  const a = hotPath(policy);
+  const ratios = { success: [], retry_decision: [] };
+  for (let round = -2; round < ROUNDS; round += 1) {
+    const [first, second] = round % 2 === 0 ? [a, b] : [b, a];
+    const runs = new Map();
+    for (const layer of [first, second]) {
+      const s = nsPerCall(layer.success);
+      runs.set(layer, { s, d: nsPerCall(layer.retryOnce) - s });
+    }
+    if (round >= 0) {
+      ratios.success.push(runs.get(b).s / runs.get(a).s);
+      ratios.retry_decision.push(runs.get(b).d / runs.get(a).d);
+    }
+  }
+  console.log(JSON.stringify({ b_over_a: { success: median(ratios.success), retry_decision: median(ratios.retry_decision) } }));
+} else {
+  console.log(JSON.stringify({ hot_path: measure(hot), call_api: measure(api), rounds: ROUNDS, n: N }));
+}

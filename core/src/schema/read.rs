@@ -1,4 +1,9 @@
 //! Reading one object of a document against a section's fields.
+//!
+//! The accessors are `#[inline(never)]`: every section's `read`, `write`
+//! and `check` calls them from hundreds of sites, and inlined at the core's
+//! opt-level 3 each site carried its own copy (9 % of the gzipped module).
+//! Nothing here is on a call's hot path.
 
 use crate::error::ConfigErrorCode;
 
@@ -59,6 +64,7 @@ impl<'v> Fields<'v, '_> {
 
     /// Takes field `name`'s value, by the caller's spelling (or the core's,
     /// where the dialect accepts it); `null` is a value here.
+    #[inline(never)]
     fn take(&mut self, name: &'static str, duration: bool) -> Option<(Seg, &'v Value)> {
         let dialect = self.check.dialect();
         let key = dialect.key(name, duration);
@@ -87,6 +93,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// Whether field `name` is present (not absent, not `null`).
+    #[inline(never)]
     pub fn has(&self, name: &'static str, duration: bool) -> bool {
         let dialect = self.check.dialect();
         let key = dialect.key(name, duration);
@@ -98,6 +105,7 @@ impl<'v> Fields<'v, '_> {
 
     /// Records `required` unless field `name` is present; returns whether
     /// it is.
+    #[inline(never)]
     pub fn require(&mut self, name: &'static str, duration: bool, why: &str) -> bool {
         let present = self.has(name, duration);
         if !present {
@@ -115,6 +123,7 @@ impl<'v> Fields<'v, '_> {
         present
     }
 
+    #[inline(never)]
     fn wrong_type(&mut self, seg: Seg, expected: &str, got: &Value) {
         self.check.fail_at(
             seg,
@@ -124,11 +133,13 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// An integer in `0..=max`.
+    #[inline(never)]
     fn integer(&mut self, seg: Seg, value: &Value, max: i128) -> Option<i128> {
         integer(self.check, seg, value, max)
     }
 
     /// An unsigned 32-bit field.
+    #[inline(never)]
     pub fn u32(&mut self, name: &'static str, default: u32) -> u32 {
         match self.take(name, false) {
             None => default,
@@ -140,6 +151,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// An unsigned 32-bit field that may be absent (or `null`).
+    #[inline(never)]
     pub fn opt_u32(&mut self, name: &'static str) -> Option<u32> {
         match self.take(name, false) {
             None | Some((_, Value::Null)) => None,
@@ -150,6 +162,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// An unsigned 64-bit field; `null` or absent is `default`.
+    #[inline(never)]
     pub fn opt_u64(&mut self, name: &'static str, default: Option<u64>) -> Option<u64> {
         match self.take(name, false) {
             None | Some((_, Value::Null)) => default,
@@ -161,6 +174,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// An unsigned 64-bit field; absent is `default`.
+    #[inline(never)]
     pub fn u64(&mut self, name: &'static str, default: u64) -> u64 {
         match self.take(name, false) {
             None => default,
@@ -172,6 +186,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A list of unsigned 64-bit integers; absent is empty.
+    #[inline(never)]
     pub fn u64s(&mut self, name: &'static str) -> Vec<u64> {
         let mut out = Vec::new();
         let Some((seg, value)) = self.take(name, false) else {
@@ -190,6 +205,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A list of unsigned 64-bit integers, or `None` when absent or `null`.
+    #[inline(never)]
     pub fn opt_u64s(&mut self, name: &'static str) -> Option<Vec<u64>> {
         if self.has(name, false) {
             Some(self.u64s(name))
@@ -200,6 +216,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A text; absent is `default`.
+    #[inline(never)]
     pub fn text(&mut self, name: &'static str, default: &str) -> String {
         match self.take(name, false) {
             None => default.to_owned(),
@@ -214,6 +231,7 @@ impl<'v> Fields<'v, '_> {
     /// Records `required` for each of `names` (plain fields) that is
     /// absent: for data the core wrote, where a missing field means the
     /// text is not what it wrote (and a default would pass in silently).
+    #[inline(never)]
     pub fn require_all(&mut self, names: &[&'static str], why: &str) {
         for name in names {
             self.require(name, false, why);
@@ -222,6 +240,7 @@ impl<'v> Fields<'v, '_> {
 
     /// An instant under a key without a unit (`at`, `latest`); absent is
     /// `default`.
+    #[inline(never)]
     pub fn instant(&mut self, name: &'static str, default: Instant) -> Instant {
         match self.take(name, false) {
             None => default,
@@ -232,6 +251,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A list of nested sections; absent is empty.
+    #[inline(never)]
     pub fn sections<T: Section>(&mut self, name: &'static str) -> Vec<T> {
         let mut out = Vec::new();
         self.list(name, |c, item| out.push(section(c, item)));
@@ -240,6 +260,7 @@ impl<'v> Fields<'v, '_> {
 
     /// A list of codes; absent is empty, an item not one of `all` is a
     /// problem (and left out).
+    #[inline(never)]
     pub fn codes<T: Copy>(
         &mut self,
         name: &'static str,
@@ -255,6 +276,7 @@ impl<'v> Fields<'v, '_> {
 
     /// An instant under a key without a unit (`floor_slot`): integer ms, or
     /// float seconds in Python; it may be absent or `null`.
+    #[inline(never)]
     pub fn opt_instant(&mut self, name: &'static str) -> Option<Instant> {
         match self.take(name, false) {
             None | Some((_, Value::Null)) => None,
@@ -263,6 +285,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A number.
+    #[inline(never)]
     pub fn float(&mut self, name: &'static str, default: f64) -> f64 {
         match self.take(name, false) {
             None => default,
@@ -278,6 +301,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// `true` or `false`.
+    #[inline(never)]
     pub fn bool(&mut self, name: &'static str, default: bool) -> bool {
         match self.take(name, false) {
             None => default,
@@ -290,6 +314,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A duration, by its stem: integer ms or float seconds, by dialect.
+    #[inline(never)]
     pub fn duration(&mut self, stem: &'static str, default: u64) -> u64 {
         match self.take(stem, true) {
             None => default,
@@ -298,6 +323,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A duration that `null` turns off.
+    #[inline(never)]
     pub fn opt_duration(&mut self, stem: &'static str, default: Option<u64>) -> Option<u64> {
         match self.take(stem, true) {
             None => default,
@@ -306,6 +332,7 @@ impl<'v> Fields<'v, '_> {
         }
     }
 
+    #[inline(never)]
     fn duration_value(&mut self, seg: Seg, value: &Value) -> Option<u64> {
         match self.check.dialect().time {
             TimeUnit::Millis => self
@@ -350,6 +377,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// One of a list of codes (data: the same snake_case in every dialect).
+    #[inline(never)]
     pub fn code<T: Copy>(
         &mut self,
         name: &'static str,
@@ -367,6 +395,7 @@ impl<'v> Fields<'v, '_> {
 
     /// One of a list of codes, or `None` when absent or not one of them
     /// (the problem recorded).
+    #[inline(never)]
     pub fn opt_code<T: Copy>(
         &mut self,
         name: &'static str,
@@ -378,6 +407,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A nested section; absent is `default`.
+    #[inline(never)]
     pub fn section<T: Section>(&mut self, name: &'static str, default: T) -> T {
         match self.take(name, false) {
             None => default,
@@ -386,6 +416,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A nested section that `null` turns off; absent is `default`.
+    #[inline(never)]
     pub fn opt_section<T: Section>(&mut self, name: &'static str, default: Option<T>) -> Option<T> {
         match self.take(name, false) {
             None => default,
@@ -396,6 +427,7 @@ impl<'v> Fields<'v, '_> {
 
     /// A table keyed by data (`status`: `{"404": "transient"}`): each entry
     /// goes to `each` with its path; absent or empty is no entries.
+    #[inline(never)]
     pub fn table(&mut self, name: &'static str, mut each: impl FnMut(&mut Check, &str, &Value)) {
         match self.take(name, false) {
             None => {}
@@ -409,6 +441,7 @@ impl<'v> Fields<'v, '_> {
     }
 
     /// A list: each item goes to `each` with its path; absent is `None`.
+    #[inline(never)]
     pub fn list(
         &mut self,
         name: &'static str,
@@ -434,11 +467,13 @@ impl<'v> Fields<'v, '_> {
     /// Takes no position on the keys not read yet: for a section whose
     /// shape depends on a value that is already wrong (an unknown `kind`),
     /// listing the other keys as unknown would only mislead.
+    #[inline(never)]
     pub fn ignore_rest(&mut self) {
         self.used.iter_mut().for_each(|used| *used = true);
     }
 
     /// Reports every key no accessor asked for.
+    #[inline(never)]
     fn finish(self) {
         let dialect = self.check.dialect();
         for (i, (key, _)) in self.entries.iter().enumerate() {
