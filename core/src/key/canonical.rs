@@ -509,6 +509,12 @@ fn write_value(value: &Json, out: &mut String) {
 /// Writes a string literal escaped as RFC 8785 section 3.2.2.2 requires.
 pub(crate) fn write_string(text: &str, out: &mut String) {
     out.push('"');
+    // Most texts (keys, codes) need no escape: copied whole.
+    if !text.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(text);
+        out.push('"');
+        return;
+    }
     for c in text.chars() {
         match c {
             '"' => out.push_str("\\\""),

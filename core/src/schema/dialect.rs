@@ -55,11 +55,17 @@ impl Dialect {
     /// writes one.
     #[must_use]
     pub fn key(&self, name: &str, duration: bool) -> String {
-        let core = core_key(name, duration);
         match self.case {
             KeyCase::Snake if duration && self.time == TimeUnit::Seconds => name.to_owned(),
-            KeyCase::Snake => core,
-            KeyCase::Camel => camel(&core),
+            KeyCase::Snake => core_key(name, duration),
+            // One allocation: every result key goes through here.
+            KeyCase::Camel => {
+                let mut key = camel(name);
+                if duration {
+                    key.push_str("Ms");
+                }
+                key
+            }
         }
     }
 
@@ -83,11 +89,12 @@ impl Dialect {
 
 /// The core's key: snake_case, `_ms` for durations.
 pub(crate) fn core_key(name: &str, duration: bool) -> String {
+    let mut key = String::with_capacity(name.len() + 3);
+    key.push_str(name);
     if duration {
-        format!("{name}_ms")
-    } else {
-        name.to_owned()
+        key.push_str("_ms");
     }
+    key
 }
 
 /// `max_attempts` -> `maxAttempts` (also for the bindings' results, whose

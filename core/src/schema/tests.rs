@@ -237,3 +237,26 @@ fn json_documents_keep_integers_exact_and_refuse_duplicates() {
     assert_eq!(twice.code(), crate::error::ConfigErrorCode::InvalidJson);
     assert!(Value::from_json("{").is_err());
 }
+
+#[test]
+fn json_text_writes_every_value_exactly() {
+    let value = Value::Map(vec![
+        ("zero".into(), Value::Int(0)),
+        ("max".into(), Value::Int(i128::from(u64::MAX))),
+        ("negative".into(), Value::Int(-42)),
+        ("huge".into(), Value::Int(i128::from(u64::MAX) * 10)),
+        ("float".into(), Value::Float(1.0)),
+        ("small".into(), Value::Float(1e-7)),
+        ("nan".into(), Value::Float(f64::NAN)),
+        ("text \"q\"".into(), Value::Text("a\nb\\c\u{1} café".into())),
+        ("list".into(), Value::List(vec![Value::Null, Value::Bool(true)])),
+    ]);
+    assert_eq!(
+        value.to_json_text(),
+        concat!(
+            r#"{"zero":0,"max":18446744073709551615,"negative":-42,"#,
+            r#""huge":184467440737095516150,"float":1.0,"small":1e-7,"nan":null,"#,
+            r#""text \"q\"":"a\nb\\c\u0001 café","list":[null,true]}"#
+        )
+    );
+}

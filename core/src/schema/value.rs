@@ -104,7 +104,7 @@ impl Value {
     /// a float JSON cannot carry (NaN, an infinity) as `null`.
     #[must_use]
     pub fn to_json_text(&self) -> String {
-        let mut out = String::new();
+        let mut out = String::with_capacity(128);
         self.write_json(&mut out);
         out
     }
@@ -114,7 +114,12 @@ impl Value {
             Value::Null => out.push_str("null"),
             Value::Bool(true) => out.push_str("true"),
             Value::Bool(false) => out.push_str("false"),
-            Value::Int(n) => out.push_str(&n.to_string()),
+            // Through u64 where it fits: formatting an i128 divides in
+            // 128 bits, several times slower, and nearly every integer fits.
+            Value::Int(n) => match u64::try_from(*n) {
+                Ok(n) => push_u64(out, n),
+                Err(_) => out.push_str(&n.to_string()),
+            },
             Value::Float(f) if f.is_finite() => out.push_str(&format!("{f:?}")),
             Value::Float(_) => out.push_str("null"),
             Value::Text(text) => crate::key::write_json_string(text, out),
@@ -188,5 +193,27 @@ impl From<&serde_json::Value> for Value {
                     .collect(),
             ),
         }
+    }
+}
+
+/// Appends `n` in decimal, without a formatter or an allocation.
+fn push_u64(out: &mut String, mut n: u64) {
+    let mut digits = [0_u8; 20];
+    let mut at = digits.len();
+    loop {
+        at -= 1;
+        // `n % 10` is below 10: the cast cannot truncate.
+        #[allow(clippy::cast_possible_truncation)]
+        let digit = (n % 10) as u8;
+        if let Some(slot) = digits.get_mut(at) {
+            *slot = b'0' + digit;
+        }
+        n /= 10;
+        if n == 0 || at == 0 {
+            break;
+        }
+    }
+    for &d in digits.get(at..).unwrap_or_default() {
+        out.push(char::from(d));
     }
 }

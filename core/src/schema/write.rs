@@ -35,6 +35,10 @@ impl Out {
 
     #[inline(never)]
     fn put(&mut self, name: &str, duration: bool, value: Value) {
+        // Room for a handful of fields at once: most objects have that many.
+        if self.entries.capacity() == 0 {
+            self.entries.reserve(8);
+        }
         self.entries.push((self.dialect.key(name, duration), value));
     }
 
