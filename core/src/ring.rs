@@ -113,8 +113,7 @@ impl Section for BucketRing {
     fn write(&self, o: &mut Out) {
         o.uint("bucket_ms", self.bucket_ms);
         o.uint("head", self.head);
-        let slots = self.slots.iter().map(|s| o.object(s)).collect();
-        o.list("slots", slots);
+        o.sections("slots", &self.slots);
     }
 
     fn check(&self, _: &mut Check) {}

@@ -3,8 +3,6 @@
 //! restored breaker one the core could have built (the window matches the
 //! trip rule, queues and counts bounded).
 
-use std::collections::VecDeque;
-
 use super::window::{Bucket, CallWindow, Mark};
 use super::{Breaker, BreakerConfig, BreakerState, MAX_QUEUED_TRANSITIONS};
 use crate::error::ConfigErrorCode;
@@ -41,12 +39,8 @@ impl Section for Breaker {
             }
         };
         let clock = f.section("clock", MonotonicClamp::new());
-        let mut transitions: VecDeque<_> = f.sections("transitions").into();
-        let mut transitions_dropped = f.u64("transitions_dropped", 0);
-        while transitions.len() > MAX_QUEUED_TRANSITIONS {
-            transitions.pop_front();
-            transitions_dropped = transitions_dropped.saturating_add(1);
-        }
+        let (transitions, transitions_dropped) =
+            f.queue("transitions", "transitions_dropped", MAX_QUEUED_TRANSITIONS);
         Breaker {
             config,
             state,
@@ -65,8 +59,7 @@ impl Section for Breaker {
         o.uint("generation", self.generation);
         o.opt_section("window", self.window.as_ref());
         o.section("clock", &self.clock);
-        let transitions = self.transitions.iter().map(|t| o.object(t)).collect();
-        o.list("transitions", transitions);
+        o.sections("transitions", &self.transitions);
         o.uint("transitions_dropped", self.transitions_dropped);
         o.section("permits", &self.permits);
     }
@@ -113,8 +106,7 @@ impl Section for CallWindow {
             }
             CallWindow::Time { buckets } => {
                 o.code("kind", "time");
-                let buckets = buckets.iter().map(|b| o.object(b)).collect();
-                o.list("buckets", buckets);
+                o.sections("buckets", buckets);
             }
         }
     }

@@ -223,15 +223,7 @@ mod tests {
                 serde_json::json!(r.code())
             );
         }
-        for r in [
-            TransitionReason::ConsecutiveFailures,
-            TransitionReason::FailureRate,
-            TransitionReason::SlowCallRate,
-            TransitionReason::CooldownElapsed,
-            TransitionReason::ProbeFailed,
-            TransitionReason::ProbeSlow,
-            TransitionReason::ProbesSucceeded,
-        ] {
+        for r in TransitionReason::ALL {
             assert_eq!(
                 serde_json::to_value(r).unwrap(),
                 serde_json::json!(r.code())

@@ -3,8 +3,6 @@
 //! tickets, read back with the checks each budget's raw form makes (config
 //! valid, counts within it, rings shaped by the config).
 
-use std::collections::VecDeque;
-
 use super::composed::RetryBudget;
 use super::grpc::RawGrpc;
 use super::ratio::RawRatio;
@@ -30,12 +28,7 @@ fn refused<T>(f: &mut Fields<'_, '_>, built: Result<T, String>, fallback: T) -> 
 impl Section for RetryBudget {
     fn read(f: &mut Fields<'_, '_>) -> Self {
         f.require("clamp", false, AS_WRITTEN);
-        let mut events: VecDeque<_> = f.sections("events").into();
-        let mut dropped_events = f.u64("dropped_events", 0);
-        while events.len() > EVENT_QUEUE_CAPACITY {
-            events.pop_front();
-            dropped_events = dropped_events.saturating_add(1);
-        }
+        let (events, dropped_events) = f.queue("events", "dropped_events", EVENT_QUEUE_CAPACITY);
         let mut exhausted = f.codes("exhausted", &BudgetKind::ALL, |k| k.code());
         exhausted.dedup();
         RetryBudget {
@@ -63,8 +56,7 @@ impl Section for RetryBudget {
             .map(|k| crate::schema::Value::Text(k.code().to_owned()))
             .collect();
         o.list("exhausted", exhausted);
-        let events = self.events.iter().map(|e| o.object(e)).collect();
-        o.list("events", events);
+        o.sections("events", &self.events);
         o.uint("dropped_events", self.dropped_events);
         o.section("tickets", &self.tickets);
     }

@@ -3,8 +3,6 @@
 //! evaluator one the core could have built (one state per rule in the
 //! rules' order, windows shaped by the alert config, queues bounded).
 
-use std::collections::VecDeque;
-
 use super::alerts::{AlertEvaluator, RuleState, EVENT_QUEUE_CAPACITY};
 use super::metrics::Metrics;
 use super::window::Window;
@@ -66,12 +64,7 @@ impl Section for AlertEvaluator {
         for (slot, state) in rules.iter_mut().zip(read).filter(|_| in_order) {
             *slot = state;
         }
-        let mut events: VecDeque<_> = f.sections("events").into();
-        let mut dropped_events = f.u64("dropped_events", 0);
-        while events.len() > EVENT_QUEUE_CAPACITY {
-            events.pop_front();
-            dropped_events = dropped_events.saturating_add(1);
-        }
+        let (events, dropped_events) = f.queue("events", "dropped_events", EVENT_QUEUE_CAPACITY);
         AlertEvaluator {
             config,
             window,
@@ -95,10 +88,8 @@ impl Section for AlertEvaluator {
         };
         o.value("last_seen", last_seen);
         o.bool("exhausted_since", self.exhausted_since);
-        let rules = self.rules.iter().map(|r| o.object(r)).collect();
-        o.list("rules", rules);
-        let events = self.events.iter().map(|e| o.object(e)).collect();
-        o.list("events", events);
+        o.sections("rules", &self.rules);
+        o.sections("events", &self.events);
         o.uint("dropped_events", self.dropped_events);
     }
 

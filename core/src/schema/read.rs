@@ -5,6 +5,8 @@
 //! opt-level 3 each site carried its own copy (9 % of the gzipped module).
 //! Nothing here is on a call's hot path.
 
+use std::collections::VecDeque;
+
 use crate::error::ConfigErrorCode;
 
 use super::check::{Check, Seg};
@@ -256,6 +258,25 @@ impl<'v> Fields<'v, '_> {
         let mut out = Vec::new();
         self.list(name, |c, item| out.push(section(c, item)));
         out
+    }
+
+    /// A bounded queue the core wrote: the items under `name` (oldest
+    /// first) and the count under `dropped`, trimmed to `capacity` as the
+    /// queue trims itself (the oldest go, and are counted as dropped).
+    #[inline(never)]
+    pub fn queue<T: Section>(
+        &mut self,
+        name: &'static str,
+        dropped: &'static str,
+        capacity: usize,
+    ) -> (VecDeque<T>, u64) {
+        let mut items: VecDeque<T> = self.sections(name).into();
+        let mut lost = self.u64(dropped, 0);
+        while items.len() > capacity {
+            items.pop_front();
+            lost = lost.saturating_add(1);
+        }
+        (items, lost)
     }
 
     /// A list of codes; absent is empty, an item not one of `all` is a

@@ -249,7 +249,10 @@ fn json_text_writes_every_value_exactly() {
         ("small".into(), Value::Float(1e-7)),
         ("nan".into(), Value::Float(f64::NAN)),
         ("text \"q\"".into(), Value::Text("a\nb\\c\u{1} café".into())),
-        ("list".into(), Value::List(vec![Value::Null, Value::Bool(true)])),
+        (
+            "list".into(),
+            Value::List(vec![Value::Null, Value::Bool(true)]),
+        ),
     ]);
     assert_eq!(
         value.to_json_text(),

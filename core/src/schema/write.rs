@@ -181,6 +181,17 @@ impl Out {
         self.put(name, false, value);
     }
 
+    /// A list of objects the core writes (queued events, ring slots).
+    #[inline(never)]
+    pub fn sections<'a, T: Emit + 'a>(
+        &mut self,
+        name: &str,
+        items: impl IntoIterator<Item = &'a T>,
+    ) {
+        let items = items.into_iter().map(|item| self.object(item)).collect();
+        self.list(name, items);
+    }
+
     /// A list of unsigned integers.
     #[inline(never)]
     pub fn uints(&mut self, name: &str, items: impl IntoIterator<Item = u64>) {
