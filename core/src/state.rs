@@ -21,7 +21,9 @@ use serde::Serialize;
 use crate::budget::RetryBudget;
 use crate::error::{ConfigErrorCode, InputError, InputErrorCode};
 use crate::record::Metrics;
-use crate::schema::{decode, encode, section, Check, Dialect, Fields, Out, Section, Seg, Value};
+use crate::schema::{
+    decode, encode, section, Check, Dialect, Emit, Fields, Out, Section, Seg, Value,
+};
 use crate::scope::ScopeState;
 use crate::time::Instant;
 
@@ -105,6 +107,35 @@ pub fn write_snapshot<T: Section>(item: &T) -> String {
     encode(item, Dialect::RUST).to_json_text()
 }
 
+/// A policy's live state, borrowed: written as a [`PolicyState`] is, without
+/// copying the scopes into one first (hosts that keep state between
+/// stateless invocations write it after every request).
+pub(crate) struct LiveState<'p> {
+    pub(crate) latest: Instant,
+    /// By name, as a snapshot lists them.
+    pub(crate) scopes: Vec<(&'p str, &'p ScopeState)>,
+}
+
+impl Emit for LiveState<'_> {
+    fn emit(&self, o: &mut Out) {
+        write_state(o, self.latest, self.scopes.iter().copied());
+    }
+}
+
+/// A snapshot's fields, from a [`PolicyState`] or a [`LiveState`].
+fn write_state<'a>(
+    o: &mut Out,
+    latest: Instant,
+    scopes: impl Iterator<Item = (&'a str, &'a ScopeState)>,
+) {
+    o.uint("version", STATE_VERSION);
+    o.instant("latest", latest);
+    let scopes = scopes
+        .map(|(name, scope)| (name.to_owned(), o.object(scope)))
+        .collect();
+    o.table("scopes", scopes);
+}
+
 /// The version first: a snapshot of another format is named as such, not
 /// as a list of fields this build does not know.
 impl Section for PolicyState {
@@ -131,14 +162,11 @@ impl Section for PolicyState {
     }
 
     fn write(&self, o: &mut Out) {
-        o.uint("version", self.version);
-        o.instant("latest", self.latest);
         let scopes = self
             .scopes
             .iter()
-            .map(|(name, scope)| (name.clone(), o.object(scope)))
-            .collect();
-        o.table("scopes", scopes);
+            .map(|(name, scope)| (name.as_str(), scope));
+        write_state(o, self.latest, scopes);
     }
 
     fn check(&self, c: &mut Check) {

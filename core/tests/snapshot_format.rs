@@ -161,8 +161,10 @@ proptest::proptest! {
         script in proptest::collection::vec((0_u8..3, 0_u8..6, 0_u8..200), 0..120),
     ) {
         let config = if time_window { TIME_WINDOW } else { COUNT_WINDOW };
-        let state = scripted_policy(config, &script).snapshot_state();
+        let policy = scripted_policy(config, &script);
+        let state = policy.snapshot_state();
         let text = state.to_json();
+        proptest::prop_assert_eq!(policy.snapshot_json(), text.clone());
         let back = PolicyState::from_json(&text).unwrap();
         proptest::prop_assert_eq!(back.to_json(), text);
         proptest::prop_assert_eq!(back, state);

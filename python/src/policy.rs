@@ -440,7 +440,7 @@ impl Policy {
 
     /// The shared state (breakers, budgets, metrics) as versioned JSON text.
     fn snapshot(&self) -> String {
-        self.lock().snapshot_state().to_json()
+        self.lock().snapshot_json()
     }
 
     /// Restores a `snapshot()` (its text, or that JSON parsed into a dict);

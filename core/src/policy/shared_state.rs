@@ -9,7 +9,7 @@ use crate::budget::BudgetStatus;
 use crate::error::InputError;
 use crate::record::MetricsSnapshot;
 use crate::scope::{DEFAULT_SCOPE, OVERFLOW_SCOPE};
-use crate::state::{PolicyState, RestoreReport, STATE_VERSION};
+use crate::state::{LiveState, PolicyState, RestoreReport, STATE_VERSION};
 use crate::time::Instant;
 
 impl Policy {
@@ -78,6 +78,20 @@ impl Policy {
                 .map(|(n, s)| (n.to_string(), s.clone()))
                 .collect(),
         }
+    }
+
+    /// The shared state as snapshot text (what [`PolicyState::to_json`]
+    /// writes of [`Policy::snapshot_state`]), written from the live state
+    /// without copying it first: for hosts that save it after every request.
+    #[must_use]
+    pub fn snapshot_json(&self) -> String {
+        let mut scopes: Vec<_> = self.names.iter().map(|n| &**n).zip(&self.scopes).collect();
+        scopes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        let live = LiveState {
+            latest: self.clock.latest(),
+            scopes,
+        };
+        crate::schema::emit(&live, crate::schema::Dialect::RUST).to_json_text()
     }
 
     /// Restores shared state saved by [`Policy::snapshot_state`]. Scopes

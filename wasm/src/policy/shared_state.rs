@@ -92,7 +92,7 @@ impl CorePolicy {
     /// The shared state as versioned JSON text (the core's wire form, the
     /// same in every language), for storage between invocations.
     pub fn snapshot(&self) -> String {
-        self.inner.snapshot_state().to_json()
+        self.inner.snapshot_json()
     }
 
     /// Restores state saved by `snapshot`; returns `{restored, reset}`.
