@@ -29,7 +29,6 @@ const N = Number(process.env.N ?? 20000);
 
 // Defaults, as retry() has them (breaker, ratio budget, metrics on).
 const policy = new stoic.Policy({ seed: 1 });
-let t = 0;
 
 /** The crossings retry() makes, on `target`'s core. */
 function hotPath(target) {
@@ -53,18 +52,22 @@ function hotPath(target) {
 }
 const hot = hotPath(policy);
 
+// The Call API on a policy of its own: each layer keeps its own clock.
+const apiPolicy = new stoic.Policy({ seed: 1 });
+let t = 0;
+
 const success = { kind: 'success' };
 const unavailable = { kind: 'status', status: 503, wallNowMs: null };
 const api = {
   success() {
-    const call = policy.start({ method: 'GET' }, t);
+    const call = apiPolicy.start({ method: 'GET' }, t);
     call.beforeAttempt(t);
     call.onOutcome(success, t);
     call.close();
     t += 1;
   },
   retryOnce() {
-    const call = policy.start({ method: 'GET' }, t);
+    const call = apiPolicy.start({ method: 'GET' }, t);
     call.beforeAttempt(t);
     const decision = call.onOutcome(unavailable, t);
     if (decision.kind !== 'retry') throw new Error(`expected a retry, got ${decision.kind}`);

@@ -2,7 +2,7 @@
 //! window behind the ratio budget and the alert rules.
 
 use crate::schema::{Check, Fields, Out, Section};
-use crate::state::AS_WRITTEN;
+use crate::state::{checked, AS_WRITTEN};
 use crate::time::Instant;
 
 /// The most buckets a ring may have. A window is a few dozen buckets at most in
@@ -103,11 +103,7 @@ impl Section for BucketRing {
             head: f.u64("head", 0),
             slots: f.sections("slots"),
         };
-        BucketRing::try_from(raw).unwrap_or_else(|problem| {
-            f.check()
-                .fail(crate::error::ConfigErrorCode::Inconsistent, problem);
-            BucketRing::new(1, 1)
-        })
+        checked(f, BucketRing::try_from(raw), BucketRing::new(1, 1))
     }
 
     fn write(&self, o: &mut Out) {

@@ -16,18 +16,21 @@
 //! refused) and back; nothing else about the schema lives in them.
 
 mod check;
+mod codes;
 mod dialect;
 mod emit;
 mod read;
 mod results;
 pub mod sections;
+mod suggest;
 mod value;
 mod write;
 
 pub use check::{Check, Seg};
+pub use codes::{code_value, not_one_of, quoted};
 pub use dialect::{camel, Dialect, KeyCase, TimeUnit};
 pub use emit::{emit, Emit};
-pub use read::{code_value, not_one_of, quoted, Fields};
+pub use read::Fields;
 pub use value::Value;
 pub use write::Out;
 

@@ -118,17 +118,18 @@ pub(crate) struct LiveState<'p> {
 
 impl Emit for LiveState<'_> {
     fn emit(&self, o: &mut Out) {
-        write_state(o, self.latest, self.scopes.iter().copied());
+        write_state(o, STATE_VERSION, self.latest, self.scopes.iter().copied());
     }
 }
 
 /// A snapshot's fields, from a [`PolicyState`] or a [`LiveState`].
 fn write_state<'a>(
     o: &mut Out,
+    version: u32,
     latest: Instant,
     scopes: impl Iterator<Item = (&'a str, &'a ScopeState)>,
 ) {
-    o.uint("version", STATE_VERSION);
+    o.uint("version", version);
     o.instant("latest", latest);
     let scopes = scopes
         .map(|(name, scope)| (name.to_owned(), o.object(scope)))
@@ -166,7 +167,7 @@ impl Section for PolicyState {
             .scopes
             .iter()
             .map(|(name, scope)| (name.as_str(), scope));
-        write_state(o, self.latest, scopes);
+        write_state(o, self.version, self.latest, scopes);
     }
 
     fn check(&self, c: &mut Check) {
@@ -208,6 +209,16 @@ pub struct RestoreReport {
     /// Parts that started fresh because the config changed since the
     /// snapshot (`"api.breaker"`).
     pub reset: Vec<String>,
+}
+
+/// `built`, or `fallback` with the problem recorded at the current path
+/// (`inconsistent`): a part whose raw form failed its own checks (a ring's
+/// geometry, a bucket's tokens beyond its capacity).
+pub(crate) fn checked<T>(f: &mut Fields<'_, '_>, built: Result<T, String>, fallback: T) -> T {
+    built.unwrap_or_else(|problem| {
+        f.check().fail(ConfigErrorCode::Inconsistent, problem);
+        fallback
+    })
 }
 
 /// A snapshot refused.

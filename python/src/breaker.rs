@@ -121,7 +121,7 @@ impl Breaker {
 
     /// The whole state as JSON text.
     fn snapshot(&self) -> String {
-        parts::snapshot(&*self.lock())
+        stoic_core::state::write_snapshot(&*self.lock())
     }
 
     /// A breaker restored from `snapshot()` text.

@@ -128,7 +128,7 @@ impl RetryBudget {
 
     /// The whole state as JSON text.
     fn snapshot(&self) -> String {
-        parts::snapshot(&*self.lock())
+        stoic_core::state::write_snapshot(&*self.lock())
     }
 
     /// A budget restored from `snapshot()` text.

@@ -1,16 +1,12 @@
-//! Shared plumbing for the standalone parts (`stoic.parts`): snapshots.
+//! Shared plumbing for the standalone parts (`stoic.parts`): restoring
+//! snapshots (`stoic_core::state::write_snapshot` writes them).
 
 use pyo3::prelude::*;
 use stoic_core::schema::Section;
-use stoic_core::state::{read_snapshot, write_snapshot};
+use stoic_core::state::read_snapshot;
 use stoic_core::{InputError, InputErrorCode};
 
 use crate::errors::input_error;
-
-/// A part's whole state as the core's snapshot text.
-pub(crate) fn snapshot<T: Section>(value: &T) -> String {
-    write_snapshot(value)
-}
 
 /// A snapshot as text: `snapshot()`'s text as it is, or the parsed JSON
 /// (a dict, as a key-value store's JSON reader hands it back, as JavaScript's

@@ -6,6 +6,7 @@
 use super::window::{Bucket, CallWindow, Mark};
 use super::{Breaker, BreakerConfig, BreakerState, MAX_QUEUED_TRANSITIONS};
 use crate::error::ConfigErrorCode;
+use crate::schema::sections::{WindowKind, WINDOW_KINDS};
 use crate::schema::{Check, Fields, Out, Section, Seg};
 use crate::serials::Serials;
 use crate::state::AS_WRITTEN;
@@ -74,30 +75,22 @@ impl Section for Breaker {
 impl Section for CallWindow {
     fn read(f: &mut Fields<'_, '_>) -> Self {
         f.require("kind", false, AS_WRITTEN);
-        let time = f.code("kind", false, &[false, true], |t| {
-            if *t {
-                "time"
-            } else {
-                "count"
-            }
-        });
-        if time {
-            CallWindow::Time {
+        match f.code("kind", WindowKind::Count, &WINDOW_KINDS, |k| k.code()) {
+            WindowKind::Time => CallWindow::Time {
                 buckets: f.sections("buckets").into(),
-            }
-        } else {
-            CallWindow::Count {
+            },
+            WindowKind::Count => CallWindow::Count {
                 marks: f.codes("marks", &Mark::ALL, |m| m.code()).into(),
                 // Recounted from the marks by `normalize`.
                 counts: super::WindowCounts::default(),
-            }
+            },
         }
     }
 
     fn write(&self, o: &mut Out) {
         match self {
             CallWindow::Count { marks, .. } => {
-                o.code("kind", "count");
+                o.code("kind", WindowKind::Count.code());
                 let marks = marks
                     .iter()
                     .map(|m| crate::schema::Value::Text(m.code().to_owned()))
@@ -105,7 +98,7 @@ impl Section for CallWindow {
                 o.list("marks", marks);
             }
             CallWindow::Time { buckets } => {
-                o.code("kind", "time");
+                o.code("kind", WindowKind::Time.code());
                 o.sections("buckets", buckets);
             }
         }

@@ -10,20 +10,11 @@ use super::run_cap::RunCap;
 use super::token_bucket::{RawTokenBucket, TokenBucketParams};
 use super::{BudgetKind, GrpcThrottle, RatioBudget, TokenBucket, TokenBucketConfig};
 use super::{GrpcThrottleConfig, RatioConfig, RunCapConfig, EVENT_QUEUE_CAPACITY};
-use crate::error::ConfigErrorCode;
 use crate::ring::BucketRing;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 use crate::serials::Serials;
-use crate::state::AS_WRITTEN;
+use crate::state::{checked, AS_WRITTEN};
 use crate::time::MonotonicClamp;
-
-/// A budget's raw form refused: the problem at the current path.
-fn refused<T>(f: &mut Fields<'_, '_>, built: Result<T, String>, fallback: T) -> T {
-    built.unwrap_or_else(|problem| {
-        f.check().fail(ConfigErrorCode::Inconsistent, problem);
-        fallback
-    })
-}
 
 impl Section for RetryBudget {
     fn read(f: &mut Fields<'_, '_>) -> Self {
@@ -75,7 +66,7 @@ impl Section for RatioBudget {
             retries: f.section("retries", BucketRing::new(1, 1)),
         };
         let fallback = RatioBudget::new_unchecked(config);
-        refused(f, RatioBudget::try_from(raw), fallback)
+        checked(f, RatioBudget::try_from(raw), fallback)
     }
 
     fn write(&self, o: &mut Out) {
@@ -116,7 +107,7 @@ impl Section for TokenBucket {
             tokens: f.u32("tokens", 0),
         };
         let fallback = TokenBucket::new_unchecked(TokenBucketConfig::default());
-        refused(f, TokenBucket::try_from(raw), fallback)
+        checked(f, TokenBucket::try_from(raw), fallback)
     }
 
     fn write(&self, o: &mut Out) {
@@ -168,7 +159,7 @@ impl Section for GrpcThrottle {
             milli_tokens: f.u32("milli_tokens", 0),
         };
         let fallback = GrpcThrottle::new_unchecked(config);
-        refused(f, GrpcThrottle::try_from(raw), fallback)
+        checked(f, GrpcThrottle::try_from(raw), fallback)
     }
 
     fn write(&self, o: &mut Out) {

@@ -49,7 +49,6 @@ impl Window {
         }
     }
 
-    /// Adds `delta` at `now`.
     /// Whether every count has `other`'s bucket size and count (a restored
     /// window against the one its config makes).
     pub(crate) fn same_shape(&self, other: &Window) -> bool {
@@ -62,6 +61,7 @@ impl Window {
             .all(|(a, b)| (a.bucket_ms(), a.buckets()) == (b.bucket_ms(), b.buckets()))
     }
 
+    /// Adds `delta` at `now`.
     pub(crate) fn add(&mut self, now: Instant, delta: &WindowCounts) {
         for (ring, n) in [
             (&mut self.attempts, delta.attempts),

@@ -10,7 +10,9 @@ use std::collections::VecDeque;
 use crate::error::ConfigErrorCode;
 
 use super::check::{Check, Seg};
+use super::codes::code_value;
 use super::dialect::{core_key, KeyCase, TimeUnit};
+use super::suggest::closest;
 use super::value::Value;
 use super::Section;
 use crate::time::Instant;
@@ -584,100 +586,4 @@ fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128
         return None;
     }
     Some(n)
-}
-
-/// `value` as one of `all`'s codes, or an `invalid_value` problem at `seg`
-/// (`None`: at the current path).
-pub fn code_value<T: Copy>(
-    check: &mut Check,
-    seg: Option<Seg>,
-    value: &Value,
-    all: &[T],
-    code: impl Fn(&T) -> &'static str,
-) -> Option<T> {
-    if let Value::Text(text) = value {
-        if let Some(found) = all.iter().find(|item| code(item) == text) {
-            return Some(*found);
-        }
-    }
-    let got = match value {
-        Value::Text(text) => format!("\"{text}\""),
-        other => other.kind().to_owned(),
-    };
-    let message = format!(
-        "expected one of {}, got {got}",
-        quoted(all.iter().map(code))
-    );
-    match seg {
-        Some(seg) => check.fail_at(seg, ConfigErrorCode::InvalidValue, message),
-        None => check.fail(ConfigErrorCode::InvalidValue, message),
-    }
-    None
-}
-
-/// Codes as a message lists them: `"normal", "timeout", "throttling"`.
-pub fn quoted<'a>(codes: impl IntoIterator<Item = &'a str>) -> String {
-    let names: Vec<String> = codes.into_iter().map(|c| format!("\"{c}\"")).collect();
-    names.join(", ")
-}
-
-/// The message for an argument `field` that is not one of `codes` (a
-/// binding's code argument, outside any config): the same wording in every
-/// language.
-#[must_use]
-pub fn not_one_of<'a>(field: &str, got: &str, codes: impl IntoIterator<Item = &'a str>) -> String {
-    format!("{field} must be one of {}, not \"{got}\"", quoted(codes))
-}
-
-/// The accepted key nearest to `key` (by edit distance, ignoring case and
-/// underscores), if near enough to be a typo.
-fn closest<'k>(key: &str, known: &'k [String]) -> Option<&'k str> {
-    let norm = |s: &str| -> Vec<char> {
-        s.chars()
-            .filter(|c| *c != '_')
-            .map(|c| c.to_ascii_lowercase())
-            .collect()
-    };
-    let target = norm(key);
-    known
-        .iter()
-        .map(|k| (distance(&target, &norm(k)), k))
-        .filter(|(d, k)| *d <= (k.len() / 3).max(1))
-        .min_by_key(|(d, _)| *d)
-        .map(|(_, k)| k.as_str())
-}
-
-/// Edit distance counting a swap of two neighbours as one edit (optimal
-/// string alignment): `raed` is one edit from `read`.
-fn distance(a: &[char], b: &[char]) -> usize {
-    let width = b.len() + 1;
-    let mut d = vec![0_usize; (a.len() + 1) * width];
-    let at = |i: usize, j: usize| i * width + j;
-    for i in 0..=a.len() {
-        if let Some(cell) = d.get_mut(at(i, 0)) {
-            *cell = i;
-        }
-    }
-    for j in 0..=b.len() {
-        if let Some(cell) = d.get_mut(at(0, j)) {
-            *cell = j;
-        }
-    }
-    let get = |d: &[usize], i: usize, j: usize| d.get(at(i, j)).copied().unwrap_or(usize::MAX / 2);
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let (ca, cb) = (a.get(i - 1), b.get(j - 1));
-            let cost = usize::from(ca != cb);
-            let mut best = (get(&d, i - 1, j) + 1)
-                .min(get(&d, i, j - 1) + 1)
-                .min(get(&d, i - 1, j - 1) + cost);
-            if i > 1 && j > 1 && ca == b.get(j - 2) && a.get(i - 2) == cb {
-                best = best.min(get(&d, i - 2, j - 2) + 1);
-            }
-            if let Some(cell) = d.get_mut(at(i, j)) {
-                *cell = best;
-            }
-        }
-    }
-    get(&d, a.len(), b.len())
 }

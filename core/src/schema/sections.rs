@@ -9,4 +9,5 @@ mod config;
 mod server;
 
 pub use backoff::SeededSpec;
+pub(crate) use breaker::{WindowKind, WINDOW_KINDS};
 pub use config::Overrides;

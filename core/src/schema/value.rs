@@ -2,6 +2,8 @@
 //! JavaScript object or a Python dict holds, already bounded by the binding
 //! that built it.
 
+use std::fmt::Write as _;
+
 use crate::error::{ConfigError, ConfigErrorCode};
 use crate::key::Json;
 
@@ -114,13 +116,18 @@ impl Value {
             Value::Null => out.push_str("null"),
             Value::Bool(true) => out.push_str("true"),
             Value::Bool(false) => out.push_str("false"),
-            // Through u64 where it fits: formatting an i128 divides in
-            // 128 bits, several times slower, and nearly every integer fits.
-            Value::Int(n) => match u64::try_from(*n) {
-                Ok(n) => push_u64(out, n),
-                Err(_) => out.push_str(&n.to_string()),
-            },
-            Value::Float(f) if f.is_finite() => out.push_str(&format!("{f:?}")),
+            // Writing to a String cannot fail. An integer goes through u64
+            // where it fits: formatting an i128 divides in 128 bits,
+            // several times slower, and nearly every integer fits.
+            Value::Int(n) => {
+                let _written = match u64::try_from(*n) {
+                    Ok(n) => write!(out, "{n}"),
+                    Err(_) => write!(out, "{n}"),
+                };
+            }
+            Value::Float(f) if f.is_finite() => {
+                let _written = write!(out, "{f:?}");
+            }
             Value::Float(_) => out.push_str("null"),
             Value::Text(text) => crate::key::write_json_string(text, out),
             Value::List(items) => {
@@ -193,27 +200,5 @@ impl From<&serde_json::Value> for Value {
                     .collect(),
             ),
         }
-    }
-}
-
-/// Appends `n` in decimal, without a formatter or an allocation.
-fn push_u64(out: &mut String, mut n: u64) {
-    let mut digits = [0_u8; 20];
-    let mut at = digits.len();
-    loop {
-        at -= 1;
-        // `n % 10` is below 10: the cast cannot truncate.
-        #[allow(clippy::cast_possible_truncation)]
-        let digit = (n % 10) as u8;
-        if let Some(slot) = digits.get_mut(at) {
-            *slot = b'0' + digit;
-        }
-        n /= 10;
-        if n == 0 || at == 0 {
-            break;
-        }
-    }
-    for &d in digits.get(at..).unwrap_or_default() {
-        out.push(char::from(d));
     }
 }

@@ -27,16 +27,17 @@ impl TripKind {
     }
 }
 
+/// A window's `kind`, in the config and in a breaker's snapshot.
 #[derive(Clone, Copy)]
-enum WindowKind {
+pub(crate) enum WindowKind {
     Count,
     Time,
 }
 
-const WINDOW_KINDS: [WindowKind; 2] = [WindowKind::Count, WindowKind::Time];
+pub(crate) const WINDOW_KINDS: [WindowKind; 2] = [WindowKind::Count, WindowKind::Time];
 
 impl WindowKind {
-    const fn code(self) -> &'static str {
+    pub(crate) const fn code(self) -> &'static str {
         match self {
             WindowKind::Count => "count",
             WindowKind::Time => "time",
