@@ -1,0 +1,243 @@
+//! `policy`: the engine's per-call decisions, on typed values.
+
+use std::cell::{Cell, RefCell};
+
+use stoic_core::backoff::BackoffSpec;
+use stoic_core::{
+    Admission, Call as CoreCall, CallSpec, CallStep, Decision, Method, Outcome, OutcomeKind,
+    Policy as CorePolicy, PolicyState, WallClock,
+};
+
+use crate::bindings::exports::stoic::engine::policy::{
+    self as wit, Admission as WitAdmission, CallBorrow, CallSpec as WitSpec,
+    Decision as WitDecision, Event, Guest, GuestCall, GuestPolicy, Outcome as WitOutcome,
+    OutcomeKind as WitKind, RestoreReport,
+};
+use crate::bindings::exports::stoic::engine::types::{BreakerState, ConfigError, InputError};
+use crate::convert::{
+    breaker_state, class_in, config, config_error, input_error, instant, json, misuse, network_in,
+};
+use crate::Engine;
+
+mod decisions;
+mod events;
+
+pub(crate) use events::{log_record, transition};
+
+/// Policies are numbered so a call is only ever driven by the policy that
+/// started it (its scope index means nothing to another policy).
+static NEXT_POLICY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+/// The `policy` resource.
+#[derive(Debug)]
+pub struct Policy {
+    id: u64,
+    inner: RefCell<CorePolicy>,
+}
+
+/// The `call` resource: the core's call, and the policy it belongs to.
+#[derive(Debug)]
+pub struct Call {
+    policy: u64,
+    inner: RefCell<CoreCall>,
+    finished: Cell<bool>,
+}
+
+impl Guest for Engine {
+    type Policy = Policy;
+    type Call = Call;
+}
+
+impl GuestCall for Call {
+    fn operation(&self) -> String {
+        self.inner.borrow().operation().to_owned()
+    }
+
+    fn idempotency_key(&self) -> Option<String> {
+        self.inner.borrow().idempotency_key().map(str::to_owned)
+    }
+
+    fn finished(&self) -> bool {
+        self.finished.get()
+    }
+}
+
+fn foreign_call() -> InputError {
+    misuse("this call was started by another policy")
+}
+
+impl Policy {
+    /// The call, if this policy started it, with the step checked.
+    fn drive<T>(
+        &self,
+        call: &CallBorrow<'_>,
+        step: Option<CallStep>,
+        f: impl FnOnce(&mut CorePolicy, &mut CoreCall) -> (T, bool),
+    ) -> Result<T, InputError> {
+        let call: &Call = call.get();
+        if call.policy != self.id {
+            return Err(foreign_call());
+        }
+        let mut core = call.inner.borrow_mut();
+        if let Some(step) = step {
+            core.check_step(step).map_err(|e| input_error(&e))?;
+        }
+        let (answer, finished) = f(&mut self.inner.borrow_mut(), &mut core);
+        if finished {
+            call.finished.set(true);
+        }
+        Ok(answer)
+    }
+}
+
+impl GuestPolicy for Policy {
+    fn create(config_json: String) -> Result<wit::Policy, ConfigError> {
+        let inner = CorePolicy::new(config(&config_json)?).map_err(|e| config_error(&e))?;
+        let id = NEXT_POLICY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(wit::Policy::new(Policy {
+            id,
+            inner: RefCell::new(inner),
+        }))
+    }
+
+    fn start(&self, now_ms: u64, spec: WitSpec) -> Result<wit::Call, ConfigError> {
+        let mut policy = self.inner.borrow_mut();
+        let backoff = match &spec.backoff_json {
+            Some(text) => Some(config::<BackoffSpec>(text)?),
+            None => None,
+        };
+        let overrides = match (spec.max_attempts, backoff) {
+            (None, None) => None,
+            (max_attempts, backoff) => Some(
+                policy
+                    .overrides(max_attempts, backoff)
+                    .map_err(|e| config_error(&e))?,
+            ),
+        };
+        let method_safe = spec
+            .method
+            .as_deref()
+            .is_some_and(|m| Method::parse(m).is_idempotent());
+        let mut core = CallSpec::new(&spec.operation)
+            .in_scope(&spec.scope)
+            .idempotent(spec.idempotent.unwrap_or(method_safe));
+        if let Some(key) = &spec.idempotency_key {
+            core = core.with_key(key);
+        }
+        if let Some(overrides) = &overrides {
+            core = core.with_overrides(overrides);
+        }
+        let call = policy.start(instant(now_ms), core);
+        Ok(wit::Call::new(Call {
+            policy: self.id,
+            inner: RefCell::new(call),
+            finished: Cell::new(false),
+        }))
+    }
+
+    fn before_attempt(
+        &self,
+        now_ms: u64,
+        call: CallBorrow<'_>,
+    ) -> Result<WitAdmission, InputError> {
+        self.drive(&call, Some(CallStep::BeforeAttempt), |policy, call| {
+            let admission = policy.before_attempt(instant(now_ms), call);
+            let over = matches!(admission, Admission::Reject(_));
+            (decisions::admission(admission), over)
+        })
+    }
+
+    fn on_outcome(
+        &self,
+        now_ms: u64,
+        call: CallBorrow<'_>,
+        outcome: WitOutcome,
+    ) -> Result<WitDecision, InputError> {
+        let kind = match outcome.kind {
+            WitKind::Success => OutcomeKind::Success,
+            WitKind::Status(status) => OutcomeKind::Status(status),
+            WitKind::Network(kind) => OutcomeKind::Network(network_in(kind)),
+            WitKind::Rejected(class) => OutcomeKind::Rejected(class_in(class)),
+            WitKind::Raised(class) => OutcomeKind::Raised(class_in(class)),
+        };
+        let wall = outcome.wall_now_unix_ms.map(WallClock::from_unix_millis);
+        let pairs = outcome
+            .headers
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()));
+        let core = Outcome {
+            kind,
+            hint: stoic_core::hints::server_hint(pairs, wall),
+            detail: outcome.detail.as_deref(),
+        };
+        self.drive(&call, Some(CallStep::Outcome), |policy, call| {
+            let decision = policy.on_outcome(instant(now_ms), call, core);
+            let over = !matches!(decision, Decision::Retry(_));
+            (decisions::decision(decision), over)
+        })
+    }
+
+    fn cancel(&self, now_ms: u64, call: CallBorrow<'_>) -> Result<wit::GiveUp, InputError> {
+        self.drive(&call, None, |policy, call| {
+            (
+                decisions::give_up(policy.cancel(instant(now_ms), call)),
+                true,
+            )
+        })
+    }
+
+    fn drain(&self) {
+        self.inner.borrow_mut().drain();
+    }
+
+    fn set_wall_clock(&self, now_ms: u64, wall_unix_ms: u64) {
+        self.inner
+            .borrow_mut()
+            .set_wall_clock(instant(now_ms), WallClock::from_unix_millis(wall_unix_ms));
+    }
+
+    fn poll_event(&self) -> Option<Event> {
+        self.inner.borrow_mut().poll_event().map(events::event)
+    }
+
+    fn next_timeout(&self) -> Option<u64> {
+        self.inner
+            .borrow()
+            .next_timeout()
+            .map(stoic_core::Instant::as_millis)
+    }
+
+    fn breaker_state(&self, scope: String) -> Option<BreakerState> {
+        self.inner.borrow().breaker_state(&scope).map(breaker_state)
+    }
+
+    fn budget_status_json(&self, now_ms: u64, scope: String) -> Option<String> {
+        let status = self.inner.borrow().budget_status(instant(now_ms), &scope);
+        status.map(|s| json(&s))
+    }
+
+    fn metrics_json(&self) -> Vec<(String, String)> {
+        let metrics = self.inner.borrow().metrics();
+        metrics
+            .into_iter()
+            .map(|(scope, m)| (scope, json(&m)))
+            .collect()
+    }
+
+    fn snapshot(&self) -> String {
+        self.inner.borrow().snapshot_json()
+    }
+
+    fn restore(&self, snapshot: String) -> Result<RestoreReport, InputError> {
+        let state = PolicyState::from_json(&snapshot).map_err(|e| input_error(&e))?;
+        let report = self
+            .inner
+            .borrow_mut()
+            .restore_state(state)
+            .map_err(|e| input_error(&e))?;
+        Ok(RestoreReport {
+            restored: report.restored,
+            reset: report.reset,
+        })
+    }
+}

@@ -1,0 +1,74 @@
+"""host.json through the component's `host` interface, and the checks that
+hold the component to its promise: every vector file has a runner here,
+and the component imports nothing."""
+
+from __future__ import annotations
+
+from engine import COMPONENT, Engine, load, plain, record, vector_docs
+
+# Every kind of vector file, and the test here that runs it.
+RUNNERS = {
+    "policy": "test_policy.py",
+    "config_errors": "test_policy.py",
+    "canonical_json": "test_keys_hints.py",
+    "es6_number": "test_keys_hints.py",
+    "idempotency_key": "test_keys_hints.py",
+    "retry_after": "test_keys_hints.py",
+    "server_hint": "test_keys_hints.py",
+    "backoff": "test_parts.py",
+    "breaker": "test_parts.py",
+    "budget": "test_parts.py",
+    "records": "test_parts.py",
+    "server_idempotency": "test_parts.py",
+    "host": "test_host.py",
+}
+
+
+def test_every_vector_file_has_a_runner() -> None:
+    docs = vector_docs()
+    assert len(docs) >= 11
+    for name, doc in docs:
+        assert doc["kind"] in RUNNERS, f"{name}: no component runner for kind {doc['kind']!r}"
+
+
+def test_the_component_imports_nothing(engine: Engine) -> None:
+    imports = list(engine.component.type.imports(engine.engine))
+    assert imports == [], f"{COMPONENT.name} imports {imports}"
+    exports = set(engine.component.type.exports(engine.engine))
+    interfaces = (
+        "types",
+        "hints",
+        "keys",
+        "backoff",
+        "policy",
+        "parts",
+        "host",
+        "server",
+    )
+    assert exports == {f"stoic:engine/{i}@0.1.0" for i in interfaces}
+
+
+def test_host_rules(engine: Engine) -> None:
+    doc = load("host.json", "host")
+    facts = plain(engine.call("host", "host-policy"))
+    assert dict(facts["error_codes"]) == doc["error_codes"]
+    assert facts["unknown_error_class"] == doc["unknown_error_class"]
+    assert facts["key_header"] == doc["key_header"]
+    assert facts["key_form"] == doc["key_form"]
+    assert facts["default_operation"] == doc["default_operation"]
+    for table, rule in (("excerpt", "wants-excerpt"), ("validate", "validates-status")):
+        for status in doc[table]["yes"]:
+            assert engine.call("host", rule, status) is True, (table, status)
+        for status in doc[table]["no"]:
+            assert engine.call("host", rule, status) is False, (table, status)
+    for plan in doc["http_plans"]:
+        r = plan["request"]
+        request = record(
+            method=r["method"],
+            host=r["host"],
+            path=r["path"],
+            caller_key=r["caller_key"],
+            server_deduplicates=r["server_deduplicates"],
+            auto_keys=r["auto_keys"],
+        )
+        assert plain(engine.call("host", "http-plan", request)) == plan["expect"], plan["name"]
