@@ -24,8 +24,18 @@ test-component: component-js python-venv ## Every vector file through the compon
 	cd $(COMPONENT_PY) && $(PY_ENV) python -m pytest -q -p no:cacheprovider
 	node --test --test-concurrency=1 component/js/test/
 
-lint-component: python-venv ## clippy for wasm32, ruff and mypy --strict over the component's Python suite
+lint-component: python-develop ## clippy for wasm32, ruff and mypy --strict over the component's Python suite
 	$(CARGO) clippy --locked -p stoic-component --target $(WASM_TARGET) -- -D warnings
-	$(PY_ENV) ruff check $(COMPONENT_PY)
-	$(PY_ENV) ruff format --check $(COMPONENT_PY)
-	cd $(COMPONENT_PY) && $(PY_ENV) mypy --strict .
+	$(PY_ENV) ruff check $(COMPONENT_PY) component/examples bench/component
+	$(PY_ENV) ruff format --check $(COMPONENT_PY) component/examples bench/component
+	cd $(COMPONENT_PY) && $(PY_ENV) mypy --strict . ../../examples ../../../bench/component
+
+# `make size` reports the component beside the npm package's module.
+size: component
+
+# `make bench` measures the component through wasmtime-py and jco.
+bench: component-js
+
+.PHONY: bench-component
+bench-component: component-js js-build ## The component's decision cost in wasmtime-py and jco, beside the native paths
+	@scripts/component-bench.sh

@@ -6,7 +6,9 @@
 # - JavaScript: stoic against cockatiel, p-retry and exponential-backoff,
 #   and bundle sizes (scripts/js-bench.sh, pinned peers in a scratch folder;
 #   needs npm/dist, which `make bench` builds first);
-# - the bytes each toolchain's build of a tiny app ships (npm/test/toolchains.test.js).
+# - the bytes each toolchain's build of a tiny app ships (npm/test/toolchains.test.js);
+# - the WebAssembly component's decision cost in wasmtime-py and jco
+#   (scripts/component-bench.sh; needs `make component-js`, which `make bench` builds).
 # Each writes JSON to target/bench-results/; bench/report.py turns them into
 # bench/RESULTS.md. Knobs: ROUNDS (paired rounds, Python and JS; 31), N (calls
 # per round and library; 5000 Python, 10000 JS), CRITERION_SECONDS
@@ -41,6 +43,9 @@ N=$JS_N BENCH_JSON="$(pwd)/$out/js.json" COLD_JSON="$(pwd)/$out/coldstart.json" 
 
 echo "== $(date -u +%T) JavaScript toolchains (the packed package built by Vite, webpack, Parcel, esbuild, Rollup, wrangler, Next.js)"
 (cd npm && STOIC_TOOLCHAIN_SIZES="$(pwd)/../$out/toolchains.json" node --test test/toolchains.test.js > /dev/null)
+
+echo "== $(date -u +%T) the WebAssembly component (wasmtime-py and jco against the native paths)"
+scripts/component-bench.sh "$(pwd)/$out/component.json" > /dev/null
 
 echo "== $(date -u +%T) report"
 "$PYTHON" bench/report.py end "$out"

@@ -30,7 +30,7 @@ fi
 
 cargo build --quiet --locked -p stoic-component --target wasm32-unknown-unknown --profile component
 
-sum=$(sha256sum "$core" component/wit/stoic.wit | sha256sum | cut -d' ' -f1)
+sum=$(sha256sum "$core" wit/stoic.wit | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$out/.stamp" 2>/dev/null || true)" != "$sum" ]; then
   echo "component: wasm-opt + jco new"
   mkdir -p "$out"
@@ -49,7 +49,7 @@ if [ "$(cat "$out/.stamp" 2>/dev/null || true)" != "$sum" ]; then
     exit 1
   fi
   mv "$tmp/stoic.wasm" "$out/stoic.wasm"
-  cp component/wit/stoic.wit "$out/stoic.wit"
+  cp wit/stoic.wit "$out/stoic.wit"
   echo "$sum" > "$out/.stamp"
 fi
 size=$(stat -c %s "$out/stoic.wasm")

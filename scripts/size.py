@@ -4,8 +4,9 @@
 Reads the release module cargo writes (before wasm-bindgen strips its name
 section) and adds up function-body bytes by crate, then lists the largest
 functions; then prints the gzipped sizes (level 9) of the shipped module,
-of each entry point's JavaScript, and of a browser app importing `retry`
-and `createFetch`, bundled and minified by esbuild as an app would be.
+of each entry point's JavaScript, of a browser app importing `retry`
+and `createFetch`, bundled and minified by esbuild as an app would be, and
+of the WebAssembly component.
 Run by `make size` after `make js-build`.
 """
 
@@ -189,12 +190,23 @@ def shipped() -> None:
         )
 
 
+def component() -> None:
+    """The WebAssembly component (`make component`), if it is built."""
+    path = ROOT / "target/component/stoic.wasm"
+    if path.exists():
+        print(
+            f"component {path.relative_to(ROOT)} (every interface, no imports): "
+            f"{path.stat().st_size:,} bytes, {gz(path.read_bytes()):,} gzipped"
+        )
+
+
 def main() -> None:
     top = int(sys.argv[1]) if len(sys.argv) > 1 else 25
     if not RAW.exists():
         sys.exit(f"size: {RAW} is missing; run `make js-build` first")
     breakdown(top)
     shipped()
+    component()
 
 
 if __name__ == "__main__":

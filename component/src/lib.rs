@@ -34,7 +34,7 @@
     clippy::all
 )]
 mod bindings {
-    wit_bindgen::generate!({ path: "wit", world: "engine" });
+    wit_bindgen::generate!({ path: "../wit", world: "engine" });
 
     use super::Engine;
     export!(Engine);

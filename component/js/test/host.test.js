@@ -2,6 +2,7 @@
 // every vector file has a runner here and that the component imports nothing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { COMPONENT_JS, engine, load, plain, vectorDocs } from './engine.js';
@@ -62,4 +63,16 @@ test('component host rules', () => {
     });
     assert.deepEqual(plain(got), expect, name);
   }
+});
+
+test('the Node example runs', () => {
+  // component/examples/retry_loop.mjs, as its README section shows it.
+  const root = path.resolve(path.dirname(COMPONENT_JS), '../../..');
+  const out = execFileSync(process.execPath, [path.join(root, 'component/examples/retry_loop.mjs'), COMPONENT_JS], {
+    encoding: 'utf8',
+    timeout: 120_000,
+  });
+  const lines = out.trim().split('\n');
+  assert.equal(lines.at(-1), 'done after 3 attempts', out);
+  assert.equal(lines.filter((l) => l.includes('503, retry in')).length, 2, out);
 });

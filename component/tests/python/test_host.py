@@ -4,6 +4,9 @@ and the component imports nothing."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from engine import COMPONENT, Engine, load, plain, record, vector_docs
 
 # Every kind of vector file, and the test here that runs it.
@@ -72,3 +75,19 @@ def test_host_rules(engine: Engine) -> None:
             auto_keys=r["auto_keys"],
         )
         assert plain(engine.call("host", "http-plan", request)) == plan["expect"], plan["name"]
+
+
+def test_the_python_example_runs() -> None:
+    """component/examples/retry_loop.py, as its README section shows it."""
+    example = COMPONENT.parents[2] / "component/examples/retry_loop.py"
+    done = subprocess.run(
+        [sys.executable, str(example), str(COMPONENT)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "done after 3 attempts", done.stdout
+    assert len(lines) == 3, done.stdout
+    assert all("503, retry in" in line for line in lines[:2]), done.stdout

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# The benchmark venv (bench/python/.venv): the pinned peers and tools of
+# bench/python/requirements.txt, and a release wheel of stoic built now
+# (`maturin develop` builds debug, about 5x slower). Sourced by the Python
+# benchmarks (scripts/py-bench.sh, scripts/component-bench.sh); sets VENV.
+PYTHON=${PYTHON:-python3}
+VENV=bench/python/.venv
+if [ ! -x "$VENV/bin/python" ]; then
+  "$PYTHON" -m venv "$VENV"
+fi
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check -r bench/python/requirements.txt
+rm -rf bench/python/.wheels
+(cd python && "../$VENV/bin/maturin" build --quiet --release --out ../bench/python/.wheels)
+"$VENV/bin/python" -m pip install --quiet --disable-pip-version-check --force-reinstall --no-deps bench/python/.wheels/stoic-*.whl
