@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 
 scratch="${TMPDIR:-/tmp}/stoic-bench-js-$(pwd | sha256sum | cut -c1-8)"
 mkdir -p "$scratch"
-cp bench/js/package.json bench/js/package-lock.json bench/js/bench.mjs bench/js/server.mjs bench/js/coldstart.mjs bench/js/engine.mjs "$scratch"/
+cp bench/js/package.json bench/js/package-lock.json bench/js/bench.mjs bench/js/server.mjs bench/js/coldstart.mjs bench/js/engine.mjs bench/js/timing.mjs "$scratch"/
 if [ ! -f "$scratch/node_modules/.stoic-lock" ] || ! cmp -s bench/js/package-lock.json "$scratch/node_modules/.stoic-lock"; then
   (cd "$scratch" && npm ci --no-audit --no-fund --silent)
   cp bench/js/package-lock.json "$scratch/node_modules/.stoic-lock"

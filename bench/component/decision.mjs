@@ -6,7 +6,7 @@
 // minus a call that succeeds). CPU time, alternating rounds, medians.
 // STOIC_DIST is npm/dist; COMPONENT_JS the transpiled component. Prints JSON.
 import { join } from 'node:path';
-import { cpuUsage } from 'node:process';
+import { measure } from '../js/timing.mjs';
 
 const stoic = await import(join(process.env.STOIC_DIST, 'node.js'));
 const component = await import(process.env.COMPONENT_JS);
@@ -69,34 +69,5 @@ function jco() {
   };
 }
 
-function nsPerCall(body) {
-  const start = cpuUsage();
-  for (let i = 0; i < N; i += 1) body();
-  const used = cpuUsage(start);
-  return ((used.user + used.system) * 1000) / N;
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function measure(layer) {
-  const successes = [];
-  const decisions = [];
-  for (let round = -2; round < ROUNDS; round += 1) {
-    let s;
-    let r;
-    if (round % 2 === 0) {
-      s = nsPerCall(layer.success);
-      r = nsPerCall(layer.retryOnce);
-    } else {
-      r = nsPerCall(layer.retryOnce);
-      s = nsPerCall(layer.success);
-    }
-    if (round >= 0) {
-      successes.push(s);
-      decisions.push(r - s);
-    }
-  }
-  return { success_ns: Math.round(median(successes)), retry_decision_ns: Math.round(median(decisions)) };
-}
-
-console.log(JSON.stringify({ bindgen: measure(bindgen()), jco: measure(jco()), rounds: ROUNDS, n: N }));
+const result = { bindgen: measure(bindgen(), ROUNDS, N), jco: measure(jco(), ROUNDS, N), rounds: ROUNDS, n: N };
+console.log(JSON.stringify(result));

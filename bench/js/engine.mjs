@@ -21,11 +21,13 @@
 // ratios B / A is printed. This machine's speed drifts from minute to
 // minute, so builds are only comparable measured this way.
 import { join } from 'node:path';
-import { cpuUsage } from 'node:process';
+import { measure as measureLayer, median, nsPerCall as timed } from './timing.mjs';
 
 const stoic = await import(join(process.env.STOIC_DIST, 'node.js'));
 const ROUNDS = Number(process.env.ROUNDS ?? 15);
 const N = Number(process.env.N ?? 20000);
+const nsPerCall = (body) => timed(body, N);
+const measure = (layer) => measureLayer(layer, ROUNDS, N);
 
 // Defaults, as retry() has them (breaker, ratio budget, metrics on).
 const policy = new stoic.Policy({ seed: 1 });
@@ -78,37 +80,6 @@ const api = {
     t += 1;
   },
 };
-
-function nsPerCall(body) {
-  const start = cpuUsage();
-  for (let i = 0; i < N; i += 1) body();
-  const used = cpuUsage(start);
-  return ((used.user + used.system) * 1000) / N;
-}
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-
-function measure(layer) {
-  const successes = [];
-  const decisions = [];
-  for (let round = -2; round < ROUNDS; round += 1) {
-    // Alternate the order so drift and GC hit both alike.
-    let s;
-    let r;
-    if (round % 2 === 0) {
-      s = nsPerCall(layer.success);
-      r = nsPerCall(layer.retryOnce);
-    } else {
-      r = nsPerCall(layer.retryOnce);
-      s = nsPerCall(layer.success);
-    }
-    if (round >= 0) {
-      successes.push(s);
-      decisions.push(r - s);
-    }
-  }
-  return { success_ns: Math.round(median(successes)), retry_decision_ns: Math.round(median(decisions)) };
-}
 
 if (process.env.STOIC_DIST_B) {
   const other = await import(join(process.env.STOIC_DIST_B, 'node.js'));
