@@ -11,7 +11,9 @@ cd "$(dirname "$0")/.."
 
 target_dir=${CARGO_TARGET_DIR:-target}
 core="$target_dir/wasm32-unknown-unknown/component/stoic_component.wasm"
-out="$target_dir/component"
+# The component itself always lands in this checkout's target/component,
+# where the suites, the examples and `make size` look, wherever cargo builds.
+out=target/component
 bin=component/js/node_modules/.bin
 
 if command -v rustup >/dev/null 2>&1; then
