@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the WebAssembly component: target/component/stoic.wasm and its WIT.
 # stoic-component (the core plus wit-bindgen's bindings) is compiled for
-# wasm32-unknown-unknown with the size-first `component` profile, shrunk by
+# wasm32-unknown-unknown with the size-first `component-size` profile, shrunk by
 # wasm-opt (binaryen, from npm), and wrapped into a component by `jco new`
 # (wasm-tools' `component new`, from npm). No WASI adapter: the module
 # imports nothing, and the component is checked to import nothing.
@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 target_dir=${CARGO_TARGET_DIR:-target}
-core="$target_dir/wasm32-unknown-unknown/component/stoic_component.wasm"
+core="$target_dir/wasm32-unknown-unknown/component-size/stoic_component.wasm"
 # The component itself always lands in this checkout's target/component,
 # where the suites, the examples and `make size` look, wherever cargo builds.
 out=target/component
@@ -30,7 +30,7 @@ if [ ! -f "$stamp" ] || ! cmp -s component/js/package-lock.json "$stamp"; then
   cp component/js/package-lock.json "$stamp"
 fi
 
-cargo build --quiet --locked -p stoic-component --target wasm32-unknown-unknown --profile component
+cargo build --quiet --locked -p stoic-component --target wasm32-unknown-unknown --profile component-size
 
 sum=$(sha256sum "$core" wit/stoic.wit | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$out/.stamp" 2>/dev/null || true)" != "$sum" ]; then

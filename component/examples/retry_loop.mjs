@@ -2,8 +2,11 @@
 // The component decides; this script keeps the clock, sleeps and "calls the
 // server" (a stand-in that answers 503 twice, then 200).
 //
-//   npx jco transpile target/component/stoic.wasm -o target/component/js --name stoic
+//   make component-js      # jco transpile, with the jco the build pins
 //   node component/examples/retry_loop.mjs [target/component/js/stoic.js]
+//
+// An `err` result is thrown: its `payload` is the error record (the
+// error's own message is only "[object Object] (see error.payload)").
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { resolve } from 'node:path';

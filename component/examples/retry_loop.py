@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from typing import Any
 
 from wasmtime import Engine, Store
 from wasmtime.component import Component, Func, Linker, Record, Variant
@@ -32,6 +33,20 @@ def func(interface: str, name: str) -> Func:
     return found
 
 
+def ok(value: Any) -> Any:
+    """A result's `ok` value; raises on `err`. wasmtime-py hands a result
+    back untagged when its two cases differ in Python type (a resource or a
+    variant against an error record): the error record *is* the value. When
+    both cases are records it is a `Variant` tagged `ok` or `err`."""
+    if isinstance(value, Variant) and value.tag in ("ok", "err"):
+        if value.tag == "err":
+            raise ValueError(vars(value.payload))
+        return value.payload
+    if isinstance(value, Record) and hasattr(value, "code") and hasattr(value, "message"):
+        raise ValueError(f"{value.code}: {value.message}")
+    return value
+
+
 def record(**fields: object) -> Record:
     r = Record()
     for key, value in fields.items():
@@ -47,7 +62,7 @@ on_outcome = func("policy", "[method]policy.on-outcome")
 # The host draws the jitter seed; the config is the core's JSON.
 seed = int.from_bytes(os.urandom(6), "big")
 config = {"seed": seed, "backoff": {"strategy": "full_jitter", "base_ms": 20, "cap_ms": 200}}
-policy = create(store, json.dumps(config))
+policy = ok(create(store, json.dumps(config)))
 
 
 def now_ms() -> int:
@@ -64,16 +79,16 @@ spec = record(
     max_attempts=None,
     backoff_json=None,
 )
-call = start(store, policy, now_ms(), spec)
+call = ok(start(store, policy, now_ms(), spec))
 while True:
-    admission = before_attempt(store, policy, now_ms(), call)
+    admission = ok(before_attempt(store, policy, now_ms(), call))
     if admission.tag == "reject":
         print("stopped:", admission.payload.reason)
         break
     status = next(answers)  # the host's HTTP request goes here
     kind = Variant("success") if status < 300 else Variant("status", status)
     outcome = record(kind=kind, headers=[], wall_now_unix_ms=None, detail=None)
-    decision = on_outcome(store, policy, now_ms(), call, outcome)
+    decision = ok(on_outcome(store, policy, now_ms(), call, outcome))
     if decision.tag == "retry":
         delay = getattr(decision.payload, "delay-ms")
         print(f"attempt {decision.payload.attempt}: {status}, retry in {delay} ms")
