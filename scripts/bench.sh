@@ -37,6 +37,7 @@ cargo bench --quiet --locked -p stoic-bench --bench decision -- \
 
 echo "== $(date -u +%T) Python (${ROUNDS} rounds of ${PY_N} calls)"
 scripts/py-bench.sh --rounds "$ROUNDS" --n "$PY_N" --clock "${BENCH_CLOCK:-cpu}" --json "$(pwd)/$out/python.json"
+export STOIC_BENCH_WHEEL_BUILT=1
 
 echo "== $(date -u +%T) JavaScript (${ROUNDS} rounds of ${JS_N} calls)"
 N=$JS_N BENCH_JSON="$(pwd)/$out/js.json" COLD_JSON="$(pwd)/$out/coldstart.json" ENGINE_JSON="$(pwd)/$out/engine.json" scripts/js-bench.sh
