@@ -17,10 +17,12 @@ import platform
 import re
 import subprocess
 import time
-from collections.abc import Iterable
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
+
+from report_component import component_section
+from report_markdown import ns, ratio, table
 
 ROOT = Path(__file__).resolve().parent.parent
 Json = dict[str, Any]
@@ -133,25 +135,6 @@ def stoic_version() -> str:
     text = (ROOT / "Cargo.toml").read_text(encoding="utf-8")
     found = re.search(r'^\[workspace\.package\][^\[]*?^version\s*=\s*"([^"]+)"', text, re.M | re.S)
     return found.group(1) if found else "unknown"
-
-
-def ns(value: float) -> str:
-    if abs(value) >= 10_000:
-        return f"{value / 1000:.1f} us"
-    if abs(value) >= 1000:
-        return f"{value / 1000:.2f} us"
-    return f"{value:.0f} ns"
-
-
-def ratio(value: float) -> str:
-    return f"{value:.2f}x" if value < 10 else f"{value:.1f}x"
-
-
-def table(header: Iterable[str], rows: Iterable[Iterable[str]]) -> list[str]:
-    head = list(header)
-    lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
 
 
 def clock_text(data: Json) -> str:
@@ -316,54 +299,6 @@ def coldstart_section(cold: Json | None) -> list[str]:
             ["runtime", "library", "import ms", "first call ms", "total ms", "total / p-retry"],
             rows,
         ),
-    ]
-
-
-def component_section(component: Json | None) -> list[str]:
-    """The WebAssembly component's decision cost beside the native paths."""
-    if not component:
-        return []
-    py, js = component["python"], component["js"]
-    rows = []
-    for host, native, native_name, other, other_name in (
-        (
-            "Python",
-            py["native"],
-            "native extension (pyo3)",
-            py["wasmtime"],
-            "component, wasmtime-py",
-        ),
-        (
-            "Node",
-            js["bindgen"],
-            "npm package (wasm-bindgen)",
-            js["jco"],
-            "component, jco transpile",
-        ),
-    ):
-        for name, m in ((native_name, native), (other_name, other)):
-            rows.append(
-                [
-                    host,
-                    name,
-                    ns(m["success_ns"]),
-                    ns(m["retry_decision_ns"]),
-                    ratio(m["success_ns"] / native["success_ns"]),
-                ]
-            )
-    return [
-        "",
-        "## The WebAssembly component",
-        "",
-        f"`target/component/stoic.wasm`: {component['component_bytes']:,} bytes,"
-        f" {component['component_gzip']:,} gzipped, no imports. The low-level loop on a policy"
-        " with the defaults (start, before-attempt, on-outcome): a call that succeeds at once,"
-        " and one retry decision (a call failing once minus one that succeeds), CPU time, median"
-        f" of {py['rounds']} alternating rounds (bench/component/). The component pays for its"
-        " host's value conversions: wasmtime-py reflects over each function's WIT type on every"
-        " call in Python.",
-        "",
-        *table(["host", "path", "success", "one retry decision", "success / native"], rows),
     ]
 
 

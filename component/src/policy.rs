@@ -1,11 +1,11 @@
 //! `policy`: the engine's per-call decisions, on typed values.
 
-use std::cell::{Cell, RefCell};
+use std::cell::RefCell;
 
 use stoic_core::backoff::BackoffSpec;
 use stoic_core::{
-    Admission, Call as CoreCall, CallSpec, CallStep, Decision, Method, Outcome, OutcomeKind,
-    Policy as CorePolicy, PolicyState, WallClock,
+    Call as CoreCall, CallSpec, CallStep, Outcome, OutcomeKind, Policy as CorePolicy, PolicyState,
+    WallClock,
 };
 
 use crate::bindings::exports::stoic::engine::policy::{
@@ -40,7 +40,6 @@ pub struct Policy {
 pub struct Call {
     policy: u64,
     inner: RefCell<CoreCall>,
-    finished: Cell<bool>,
 }
 
 impl Guest for Engine {
@@ -58,7 +57,7 @@ impl GuestCall for Call {
     }
 
     fn finished(&self) -> bool {
-        self.finished.get()
+        self.inner.borrow().is_finished()
     }
 }
 
@@ -72,7 +71,7 @@ impl Policy {
         &self,
         call: &CallBorrow<'_>,
         step: Option<CallStep>,
-        f: impl FnOnce(&mut CorePolicy, &mut CoreCall) -> (T, bool),
+        f: impl FnOnce(&mut CorePolicy, &mut CoreCall) -> T,
     ) -> Result<T, InputError> {
         let call: &Call = call.get();
         if call.policy != self.id {
@@ -82,17 +81,13 @@ impl Policy {
         if let Some(step) = step {
             core.check_step(step).map_err(|e| input_error(&e))?;
         }
-        let (answer, finished) = f(&mut self.inner.borrow_mut(), &mut core);
-        if finished {
-            call.finished.set(true);
-        }
-        Ok(answer)
+        Ok(f(&mut self.inner.borrow_mut(), &mut core))
     }
 }
 
 impl GuestPolicy for Policy {
     fn create(config_json: String) -> Result<wit::Policy, ConfigError> {
-        let inner = CorePolicy::new(config(&config_json)?).map_err(|e| config_error(&e))?;
+        let inner = CorePolicy::from_json(&config_json).map_err(|e| config_error(&e))?;
         let id = NEXT_POLICY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(wit::Policy::new(Policy {
             id,
@@ -114,24 +109,18 @@ impl GuestPolicy for Policy {
                     .map_err(|e| config_error(&e))?,
             ),
         };
-        let method_safe = spec
-            .method
-            .as_deref()
-            .is_some_and(|m| Method::parse(m).is_idempotent());
-        let mut core = CallSpec::new(&spec.operation)
-            .in_scope(&spec.scope)
-            .idempotent(spec.idempotent.unwrap_or(method_safe));
-        if let Some(key) = &spec.idempotency_key {
-            core = core.with_key(key);
-        }
-        if let Some(overrides) = &overrides {
-            core = core.with_overrides(overrides);
-        }
+        let core = CallSpec::from_host(
+            &spec.operation,
+            &spec.scope,
+            spec.idempotent,
+            spec.method.as_deref(),
+            spec.idempotency_key.as_deref(),
+            overrides.as_ref(),
+        );
         let call = policy.start(instant(now_ms), core);
         Ok(wit::Call::new(Call {
             policy: self.id,
             inner: RefCell::new(call),
-            finished: Cell::new(false),
         }))
     }
 
@@ -141,9 +130,7 @@ impl GuestPolicy for Policy {
         call: CallBorrow<'_>,
     ) -> Result<WitAdmission, InputError> {
         self.drive(&call, Some(CallStep::BeforeAttempt), |policy, call| {
-            let admission = policy.before_attempt(instant(now_ms), call);
-            let over = matches!(admission, Admission::Reject(_));
-            (decisions::admission(admission), over)
+            decisions::admission(policy.before_attempt(instant(now_ms), call))
         })
     }
 
@@ -171,18 +158,13 @@ impl GuestPolicy for Policy {
             detail: outcome.detail.as_deref(),
         };
         self.drive(&call, Some(CallStep::Outcome), |policy, call| {
-            let decision = policy.on_outcome(instant(now_ms), call, core);
-            let over = !matches!(decision, Decision::Retry(_));
-            (decisions::decision(decision), over)
+            decisions::decision(policy.on_outcome(instant(now_ms), call, core))
         })
     }
 
     fn cancel(&self, now_ms: u64, call: CallBorrow<'_>) -> Result<wit::GiveUp, InputError> {
         self.drive(&call, None, |policy, call| {
-            (
-                decisions::give_up(policy.cancel(instant(now_ms), call)),
-                true,
-            )
+            decisions::give_up(policy.cancel(instant(now_ms), call))
         })
     }
 

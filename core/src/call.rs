@@ -110,6 +110,32 @@ impl<'a> CallSpec<'a> {
         self.overrides = Some(overrides);
         self
     }
+
+    /// A spec from what a binding's caller gave, each part optional: the
+    /// rule every binding follows. A call is idempotent when the caller
+    /// says so; when they do not, when its HTTP `method` is idempotent;
+    /// with neither, it is not.
+    #[must_use]
+    pub fn from_host(
+        operation: &'a str,
+        scope: &'a str,
+        idempotent: Option<bool>,
+        method: Option<&str>,
+        key: Option<&'a str>,
+        overrides: Option<&'a CallOverrides>,
+    ) -> Self {
+        let mut spec = match method {
+            Some(m) => CallSpec::http(operation, Method::parse(m)),
+            None => CallSpec::new(operation),
+        }
+        .in_scope(scope);
+        if let Some(flag) = idempotent {
+            spec = spec.idempotent(flag);
+        }
+        spec.idempotency_key = key;
+        spec.overrides = overrides;
+        spec
+    }
 }
 
 /// Where a call is in its life.
@@ -247,6 +273,19 @@ pub enum CallStep {
 mod tests {
     use super::CallStep;
     use crate::{Admission, CallSpec, Config, Instant, Outcome, Policy};
+
+    #[test]
+    fn a_hosts_spec_is_idempotent_by_its_flag_then_its_method() {
+        let idempotent = |flag, method| CallSpec::from_host("op", "", flag, method, None, None);
+        assert!(idempotent(None, Some("GET")).idempotent);
+        assert!(idempotent(None, Some("put")).idempotent);
+        assert!(!idempotent(None, Some("POST")).idempotent);
+        assert!(!idempotent(None, None).idempotent);
+        assert!(idempotent(Some(true), Some("POST")).idempotent);
+        assert!(!idempotent(Some(false), Some("GET")).idempotent);
+        let keyed = CallSpec::from_host("op", "api", None, None, Some("k"), None);
+        assert_eq!((keyed.scope, keyed.idempotency_key), ("api", Some("k")));
+    }
 
     #[test]
     fn steps_out_of_order_are_misuse_and_in_order_pass() {

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::schema::sections::Overrides;
 use stoic_core::schema::{Dialect, Value};
-use stoic_core::{CallSpec, Config, Event, Method, Outcome, PolicyState};
+use stoic_core::{CallSpec, Config, Event, Outcome, PolicyState};
 
 use crate::call::Call;
 use crate::convert::ms_to_secs;
@@ -112,31 +112,6 @@ fn anchor_wall_clock(py: Python<'_>, policy: &mut stoic_core::Policy) -> PyResul
     Ok(())
 }
 
-fn spec<'a>(
-    operation: &'a str,
-    scope: &'a str,
-    idempotent: Option<bool>,
-    method: Option<&str>,
-    key: Option<&'a str>,
-    overrides: Option<&'a CallOverrides>,
-) -> CallSpec<'a> {
-    let mut spec = match method {
-        Some(m) => CallSpec::http(operation, Method::parse(m)),
-        None => CallSpec::new(operation),
-    }
-    .in_scope(scope);
-    if let Some(flag) = idempotent {
-        spec = spec.idempotent(flag);
-    }
-    if let Some(key) = key {
-        spec = spec.with_key(key);
-    }
-    if let Some(overrides) = overrides {
-        spec = spec.with_overrides(&overrides.inner);
-    }
-    spec
-}
-
 /// An event as a Python dict; a log event also carries the core's JSON
 /// line (`line`), the exact text every language logs.
 pub(crate) fn event_to_py<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound<'py, PyAny>> {
@@ -233,13 +208,13 @@ impl Policy {
         key: Option<&str>,
         overrides: Option<PyRef<'_, CallOverrides>>,
     ) -> PyResult<Call> {
-        let spec = spec(
+        let spec = CallSpec::from_host(
             operation,
             scope,
             idempotent,
             method,
             key,
-            overrides.as_deref(),
+            overrides.as_deref().map(|o| &o.inner),
         );
         let now = now.instant("now")?;
         let call = slf.get().lock().start(now, spec);
@@ -258,13 +233,13 @@ impl Policy {
         key: Option<&str>,
         overrides: Option<PyRef<'_, CallOverrides>>,
     ) -> PyResult<Call> {
-        let spec = spec(
+        let spec = CallSpec::from_host(
             operation,
             scope,
             idempotent,
             None,
             key,
-            overrides.as_deref(),
+            overrides.as_deref().map(|o| &o.inner),
         );
         let at = now.instant("now")?;
         let (call, admission) = {

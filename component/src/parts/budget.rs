@@ -15,14 +15,11 @@ use crate::convert::{config, config_error, input_error, instant, json};
 #[derive(Debug)]
 pub struct Budget(RefCell<RetryBudget>);
 
-const fn ticket_in(t: &Ticket) -> RetryTicket {
+fn ticket_in(t: &Ticket) -> RetryTicket {
     RetryTicket {
         id: t.id,
         token_cost: t.token_cost,
-        floor_slot: match t.floor_slot {
-            Some(ms) => Some(Instant::from_millis(ms)),
-            None => None,
-        },
+        floor_slot: t.floor_slot.map(Instant::from_millis),
     }
 }
 
