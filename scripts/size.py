@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """What the wasm module is made of, and what each package entry ships.
 
-Reads the release module cargo writes (before wasm-bindgen strips its name
-section) and adds up function-body bytes by crate, then lists the largest
-functions; then prints the gzipped sizes (level 9) of the shipped module,
-of each entry point's JavaScript, of a browser app importing `retry`
-and `createFetch`, bundled and minified by esbuild as an app would be, and
-of the WebAssembly component.
+Reads the client build cargo writes (the module the browser entry ships,
+before wasm-bindgen strips its name section) and adds up function-body
+bytes by crate, then lists the largest functions; then prints the gzipped
+sizes (level 9) of both shipped modules (full and client), of each entry
+point's JavaScript, of a browser app importing `retry` and `createFetch`,
+bundled and minified by esbuild as an app would be, and of the WebAssembly
+component.
 Run by `make size` after `make js-build`.
 """
 
@@ -21,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RAW = ROOT / "target/wasm32-unknown-unknown/release/stoic_wasm.wasm"
+RAW = ROOT / "target/client/wasm32-unknown-unknown/release/stoic_wasm.wasm"
 DIST = ROOT / "npm/dist"
 CRATES = (
     "serde_json",
@@ -151,12 +152,14 @@ def gz(data: bytes) -> int:
 
 
 def shipped() -> None:
-    module = DIST / "wasm/stoic_wasm_bg.wasm"
-    print(
-        f"shipped module {module.relative_to(ROOT)}: {module.stat().st_size:,} bytes, "
-        f"{gz(module.read_bytes()):,} gzipped"
-    )
-    for entry in ("browser.js", "node.js", "workerd.js", "inline.js", "manual.js"):
+    for name, who in (("stoic_wasm", "every entry but the browser's"), ("stoic_client", "the browser entry")):
+        path = DIST / f"wasm/{name}_bg.wasm"
+        print(
+            f"shipped module {path.relative_to(ROOT)} ({who}): {path.stat().st_size:,} bytes, "
+            f"{gz(path.read_bytes()):,} gzipped"
+        )
+    module = DIST / "wasm/stoic_client_bg.wasm"
+    for entry in ("browser.js", "full.js", "node.js", "workerd.js", "inline.js", "manual.js"):
         path = DIST / entry
         if path.exists():
             print(f"  entry {entry:12} {gz(path.read_bytes()):8,} bytes gzipped (JS only)")

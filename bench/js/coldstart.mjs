@@ -71,7 +71,7 @@ async function chromiumRunner() {
     logLevel: 'silent',
   });
   files.set('/stoic.js', stoic.outputFiles[0].contents);
-  files.set('/wasm/stoic_wasm_bg.wasm', readFileSync(join(dist, 'wasm/stoic_wasm_bg.wasm')));
+  files.set('/wasm/stoic_client_bg.wasm', readFileSync(join(dist, 'wasm/stoic_client_bg.wasm')));
   for (const [lib, l] of Object.entries(LIBS)) {
     const page = `<!doctype html><script type="module">${probe(`/${l.browser}`, l.first, '(x) => { window.__cold = x; }')}</script>`;
     files.set(`/${lib}.html`, page);

@@ -1,20 +1,25 @@
 /**
- * Browser and bundler entry point: fetches and compiles the module (top-level
- * await), then exports the API. Bundlers that emit `new URL(...,
- * import.meta.url)` assets (Vite, webpack, Parcel, wrangler) ship the
- * `.wasm` by themselves; for the others the README names what to do, and a
- * failed load says so too.
+ * Browser and bundler entry point: fetches and compiles the client build of
+ * the module (top-level await), then exports what a client needs
+ * (`./client.ts`). Bundlers that emit `new URL(..., import.meta.url)` assets
+ * (Vite, webpack, Parcel, wrangler) ship the `.wasm` by themselves; for the
+ * others the README names what to do, and a failed load says so too.
+ *
+ * The package build points this entry's glue import at the client build
+ * (`./wasm/stoic_client.js`, `stoic_client_bg.wasm`), which leaves out the
+ * standalone parts, server-side idempotency and snapshots; `stoic/full` has
+ * them in browsers.
  */
 import { markLoaded } from './loaded.js';
 import init from './wasm/stoic_wasm.js';
 
-const url = new URL('./wasm/stoic_wasm_bg.wasm', import.meta.url);
+const url = new URL('./wasm/stoic_client_bg.wasm', import.meta.url);
 try {
   await init({ module_or_path: url });
 } catch (error) {
   throw new Error(
     `stoic: could not load its WebAssembly module from ${url} (${String(error)}). ` +
-      "If a bundler left the .wasm behind, copy node_modules/stoic/dist/wasm/stoic_wasm_bg.wasm to that place, " +
+      "If a bundler left the .wasm behind, copy node_modules/stoic/dist/wasm/stoic_client_bg.wasm to that place, " +
       "or import 'stoic/inline' (the module inside the JavaScript), or load it yourself with 'stoic/init'. " +
       "A Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src.",
     { cause: error },
@@ -22,4 +27,4 @@ try {
 }
 markLoaded();
 
-export * from './index.js';
+export * from './client.js';

@@ -1,6 +1,6 @@
 /**
- * The core's parts, standalone: a circuit breaker, a retry budget, the
- * metrics record and log records, for hosts that want one piece without a
+ * The core's parts, standalone: a backoff schedule, a circuit breaker, a
+ * retry budget, the metrics record and log records, for hosts that want one piece without a
  * whole policy. Times are the host's monotonic milliseconds.
  */
 import { requireLoaded } from './loaded.js';
@@ -9,6 +9,7 @@ import * as core from './core.js';
 import { count, flag, jsonText, optionalText, record, text, time } from './guard.js';
 import type {
   AlertConfig,
+  BackoffStrategy,
   AlertLevel,
   AlertRule,
   BreakerConfig,
@@ -22,6 +23,34 @@ import type {
   MetricsSnapshot,
   RetryBudgetConfig,
 } from './types.js';
+
+export interface BackoffOptions {
+  strategy?: BackoffStrategy;
+  baseMs?: number;
+  capMs?: number;
+  multiplier?: number;
+  /** Fixes the schedule (number or BigInt); random when absent. */
+  seed?: number | bigint;
+}
+
+/**
+ * A seeded backoff schedule: `delayMs(retry)` with retry 1 for the first
+ * retry. Stateful for decorrelated jitter (each delay depends on the last).
+ */
+export class Backoff extends Owned {
+  private get inner(): core.CoreBackoff {
+    return this.live();
+  }
+
+  constructor(options: BackoffOptions = {}) {
+    requireLoaded();
+    super(new core.CoreBackoff(options));
+  }
+
+  delayMs(retry: number): number {
+    return this.inner.delayMs(count(retry, 'retry'));
+  }
+}
 
 /** Permission to make one call; hand it back once. */
 export interface Permit {

@@ -1,10 +1,9 @@
-/** The core's pure helpers: canonical JSON, idempotency keys, Retry-After, backoff. */
+/** The core's pure helpers: canonical JSON, idempotency keys, Retry-After and server hints. */
 import { requireLoaded } from './loaded.js';
-import { Owned } from './owned.js';
 import * as core from './core.js';
-import { count, record, text as textParam, time } from './guard.js';
+import { record, text as textParam, time } from './guard.js';
 import { packHeaders } from './headers.js';
-import type { BackoffStrategy, HeadersLike, ServerHint } from './types.js';
+import type { HeadersLike, ServerHint } from './types.js';
 
 /** The most nesting a value may have (the core's bound for JSON text). */
 const MAX_DEPTH = 128;
@@ -139,32 +138,4 @@ export function serverHint(
   const wall = given.wallNowMs === undefined ? Date.now() : given.wallNowMs === null ? -1 : time(given.wallNowMs, 'wallNowMs');
   const backoff = given.backoffMs === undefined ? -1 : time(given.backoffMs, 'backoffMs');
   return core.serverHint(packHeaders(headers) ?? '', wall, backoff) as ServerHint | null;
-}
-
-export interface BackoffOptions {
-  strategy?: BackoffStrategy;
-  baseMs?: number;
-  capMs?: number;
-  multiplier?: number;
-  /** Fixes the schedule (number or BigInt); random when absent. */
-  seed?: number | bigint;
-}
-
-/**
- * A seeded backoff schedule: `delayMs(retry)` with retry 1 for the first
- * retry. Stateful for decorrelated jitter (each delay depends on the last).
- */
-export class Backoff extends Owned {
-  private get inner(): core.CoreBackoff {
-    return this.live();
-  }
-
-  constructor(options: BackoffOptions = {}) {
-    requireLoaded();
-    super(new core.CoreBackoff(options));
-  }
-
-  delayMs(retry: number): number {
-    return this.inner.delayMs(count(retry, 'retry'));
-  }
 }

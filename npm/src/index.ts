@@ -8,28 +8,9 @@
  * translates. Import the package itself: its entry point for your runtime
  * (Node, browser, workerd) loads the module first.
  */
-export { retry, defaultPolicy, type RetryOptions, type RetryInfo } from './retry.js';
-export { createFetch, type FetchOptions, type StoicFetch, type StoicRequestInit } from './fetch.js';
-export { Policy, Call, type PolicyOptions, type HostOptions, type CallSpec } from './policy.js';
-export type { Attempt } from './attempt.js';
-export { ConfigError, InputError, RetryError } from './errors.js';
-export type { ConfigProblem } from './errors.js';
-export { outcomeOfError } from './classify.js';
+export * from './client.js';
 export {
   Backoff,
-  canonicalJson,
-  canonicalizeJsonText,
-  idempotencyKey,
-  idempotencyKeyFromText,
-  keyHeaderValue,
-  parseHttpDate,
-  parseKeyHeader,
-  parseRetryAfter,
-  randomKey,
-  serverHint,
-  type BackoffOptions,
-} from './helpers.js';
-export {
   CircuitBreaker,
   Metrics,
   RetryBudget,
@@ -38,6 +19,7 @@ export {
   payloadFingerprint,
   ServerIdempotency,
   type Admit,
+  type BackoffOptions,
   type AlertEvent,
   type BudgetAnswer,
   type BudgetEvent,
@@ -49,5 +31,3 @@ export {
   type ServerIdempotencyConfig,
   type StoredEntry,
 } from './components.js';
-export { sleep } from './clock.js';
-export type * from './types.js';

@@ -229,12 +229,12 @@ export class Policy {
    * KV or Durable Object storage). The text is the same in every language.
    */
   snapshot(): string {
-    return this.core.snapshot();
+    return withSnapshots(this.core, 'snapshot()').snapshot();
   }
 
   /** Restores `snapshot()` text; parts saved under another config start fresh. */
   restore(snapshot: string | object): RestoreReport {
-    return this.core.restore(jsonText(snapshot, 'snapshot')) as RestoreReport;
+    return withSnapshots(this.core, 'restore()').restore(jsonText(snapshot, 'snapshot')) as RestoreReport;
   }
 }
 
@@ -410,3 +410,21 @@ export interface CallOverrides {
 // current browsers); the method is `free()` / `close()` either way.
 disposable(Policy);
 disposable(Call, 'close');
+
+/**
+ * The policy's module, if it can snapshot: the browser entry loads the
+ * client build, which leaves snapshots out to stay small.
+ */
+function withSnapshots(core: CorePolicy, method: string): Pick<CorePolicy, 'snapshot' | 'restore'> {
+  const full = core as Partial<Pick<CorePolicy, 'snapshot' | 'restore'>>;
+  if (typeof full.snapshot === 'function' && typeof full.restore === 'function') {
+    return full as Pick<CorePolicy, 'snapshot' | 'restore'>;
+  }
+  throw Object.assign(
+    new Error(
+      `Policy.${method} is not in the browser build of stoic, which leaves snapshots out to stay small: ` +
+        "import from 'stoic/full' for the whole engine",
+    ),
+    { name: 'InputError', code: 'not_in_build' },
+  );
+}

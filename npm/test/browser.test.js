@@ -26,6 +26,32 @@ try {
 }
 </script>`;
 
+// The browser entry ships the client build; `stoic/full` has the rest.
+const SPLIT_PAGE = `<!doctype html>
+<meta charset="utf-8">
+<script type="importmap">{ "imports": { "stoic": "/pkg/dist/browser.js", "stoic/full": "/pkg/dist/full.js" } }</script>
+<script type="module">
+try {
+  const client = await import('stoic');
+  let snapshot = null;
+  try { new client.Policy().snapshot(); } catch (e) { snapshot = { name: e.name, code: e.code, message: e.message }; }
+  const key = client.idempotencyKey('run', 'step', { a: 1 });
+  const full = await import('stoic/full');
+  const breaker = new full.CircuitBreaker({});
+  const policy = new full.Policy();
+  const restored = new full.Policy().restore(policy.snapshot());
+  window.__result = {
+    clientHas: ['CircuitBreaker', 'ServerIdempotency', 'Backoff', 'retry', 'createFetch'].filter((n) => n in client),
+    snapshot,
+    sameKey: key === full.idempotencyKey('run', 'step', { a: 1 }),
+    breaker: typeof breaker.tryAcquire,
+    restored: typeof restored.restored,
+  };
+} catch (e) {
+  window.__result = { error: String(e), stack: e.stack };
+}
+</script>`;
+
 const chromiumPath = findChromium();
 const mustRun = process.getuid?.() === 0 || process.env.CI === 'true';
 let server;
@@ -33,6 +59,7 @@ let server;
 before(async () => {
   server = await startServer({
     '/': [{ headers: { 'content-type': 'text/html' }, body: PAGE }],
+    '/split': [{ headers: { 'content-type': 'text/html' }, body: SPLIT_PAGE }],
     '/pkg/*': [serveFolder(fileURLToPath(new URL('..', import.meta.url)), '/pkg/')],
     '/flaky': [{ status: 503 }, { status: 429, headers: { 'retry-after': '0' } }, { body: 'accepted' }],
     '/gone': [{ status: 410, body: 'gone for good' }],
@@ -65,6 +92,34 @@ test('Chromium imports the package and runs a retry scenario', { skip: !chromium
     assert.equal(posts.length, 3);
     assert.equal(new Set(posts.map((r) => r.headers['idempotency-key'])).size, 1);
     assert.ok(posts[0].headers['idempotency-key']);
+  } finally {
+    await browser.close();
+  }
+});
+
+test('Chromium: the browser entry loads the client build, and stoic/full the whole engine', { skip: !chromiumPath && !mustRun && HOW_TO_ENABLE }, async () => {
+  assert.ok(chromiumPath, HOW_TO_ENABLE);
+  const browser = await launch(chromiumPath);
+  try {
+    const page = await browser.context.newPage();
+    const errors = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    const fetched = [];
+    page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    await page.goto(server.url('/split'));
+    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 20_000 });
+    const result = await page.evaluate(() => window.__result);
+    assert.deepEqual(errors, []);
+    assert.equal(result.error, undefined, result.stack);
+    assert.deepEqual(result.clientHas, ['retry', 'createFetch']);
+    assert.equal(result.snapshot.name, 'InputError');
+    assert.equal(result.snapshot.code, 'not_in_build');
+    assert.match(result.snapshot.message, /stoic\/full/);
+    assert.equal(result.sameKey, true);
+    assert.equal(result.breaker, 'function');
+    assert.equal(result.restored, "number");
+    const modules = fetched.filter((path) => path.endsWith('.wasm'));
+    assert.deepEqual(modules, ['/pkg/dist/wasm/stoic_client_bg.wasm', '/pkg/dist/wasm/stoic_wasm_bg.wasm']);
   } finally {
     await browser.close();
   }

@@ -27,6 +27,9 @@ test('npm pack, install the tarball, import from ESM and CJS, type-check a consu
     assert.ok(tarball, 'npm pack wrote no tarball');
     const listing = execFileSync('tar', ['-tzf', join(dir, tarball)], { encoding: 'utf8' });
     assert.match(listing, /package\/dist\/wasm\/stoic_wasm_bg\.wasm/);
+    assert.match(listing, /package\/dist\/wasm\/stoic_client_bg\.wasm/);
+    assert.match(listing, /package\/dist\/full\.js/);
+    assert.doesNotMatch(listing, /stamp|stoic_client_inline/);
     assert.doesNotMatch(listing, /package\/(src|test|node_modules)\//);
 
     const project = join(dir, 'project');
@@ -52,6 +55,8 @@ test('npm pack, install the tarball, import from ESM and CJS, type-check a consu
     const typed = `import { retry, createFetch, Policy, type Decision } from 'stoic';
 import { init } from 'stoic/init';
 import { parseRetryAfter } from 'stoic/inline';
+import { CircuitBreaker } from 'stoic/full';
+export const breaker = new CircuitBreaker();
 const policy = new Policy({ maxAttempts: 3, timeouts: { totalMs: 10_000 } });
 const fetchWithRetries = createFetch({ policy });
 const d: Decision = policy.start({ method: 'GET' }).onOutcome({ kind: 'status', status: 503 });

@@ -1,6 +1,7 @@
 // The size a browser app pays for `import { retry, createFetch } from 'stoic'`:
-// the esbuild-minified app plus the wasm module, each gzipped at level 9 (the
-// figure `make size` prints). A byte count, not a timing.
+// the esbuild-minified app plus the client build of the wasm module (what the
+// browser entry loads), each gzipped at level 9 (the figure `make size`
+// prints). A byte count, not a timing.
 //
 // The ceiling is a ratchet at today's size plus about 2 %, not the goal: the
 // module must shrink to 40 KB (bench/RESULTS.md, "Bundle size", has the
@@ -17,7 +18,7 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const CEILING = 220_000;
+const CEILING = 166_000;
 const GOAL = 40_000;
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
@@ -39,7 +40,7 @@ test(`a browser app with retry + createFetch ships under ${CEILING} bytes gzippe
       logLevel: 'silent',
     });
     const js = gz(readFileSync(out));
-    const wasm = gz(readFileSync(join(dist, 'wasm', 'stoic_wasm_bg.wasm')));
+    const wasm = gz(readFileSync(join(dist, 'wasm', 'stoic_client_bg.wasm')));
     const total = js + wasm;
     assert.ok(
       total <= CEILING,

@@ -205,10 +205,10 @@ test('esbuild: a browser bundle of `import ... from "stoic"` runs in Chromium, w
     outdir: out,
     logLevel: 'error',
   });
-  // esbuild leaves `new URL('./wasm/stoic_wasm_bg.wasm', import.meta.url)` as it is:
+  // esbuild leaves `new URL('./wasm/stoic_client_bg.wasm', import.meta.url)` as it is:
   // the README's step for esbuild is to copy the module there.
   mkdirSync(join(out, 'wasm'), { recursive: true });
-  cpSync(join(appDir(), 'node_modules/stoic/dist/wasm/stoic_wasm_bg.wasm'), join(out, 'wasm/stoic_wasm_bg.wasm'));
+  cpSync(join(appDir(), 'node_modules/stoic/dist/wasm/stoic_client_bg.wasm'), join(out, 'wasm/stoic_client_bg.wasm'));
   writePage(out, 'main.js');
   assert.deepEqual(await runPage('esbuild'), EXPECTED);
   shipped.esbuild = gzippedBytes(out);

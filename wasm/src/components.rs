@@ -14,11 +14,12 @@ use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+use crate::data::read_data;
 use crate::errors::{config_error, input_error, not_one_of};
 use crate::random;
 use crate::units::{instant, ms, opt_ms};
 use crate::value::read_config;
-use crate::value::{js_emit, read_data, set};
+use crate::value::{js_emit, set};
 
 /// A seeded backoff schedule (`new Backoff({strategy, baseMs, capMs,
 /// multiplier, seed})`); stateful for decorrelated jitter.

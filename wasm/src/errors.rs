@@ -43,18 +43,12 @@ pub(crate) fn config_error(error: &ConfigError) -> JsValue {
     with_fields(&js, error.code().as_str(), Some(error.field()))
 }
 
-/// A data value handed back that the core's schema refused: an `InputError`
-/// with the first problem's code and field, every problem in the message.
-pub(crate) fn data_error(error: &ConfigError) -> JsValue {
-    named_input_error(&error.text(), error.code().as_str(), Some(error.field()))
-}
-
 /// The core's rejection of caller data given to a pure helper.
 pub(crate) fn input_error(error: &InputError) -> JsValue {
     named_input_error(error.message(), error.code().as_str(), None)
 }
 
-fn named_input_error(message: &str, code: &str, field: Option<&str>) -> JsValue {
+pub(crate) fn named_input_error(message: &str, code: &str, field: Option<&str>) -> JsValue {
     let js = Error::new(message);
     js.set_name("InputError");
     with_fields(&js, code, field)
@@ -68,6 +62,7 @@ pub(crate) fn usage_error(code: &str, text: &str) -> JsValue {
 
 /// An argument that is not one of the core's `codes`: a `TypeError` with
 /// code `invalid_value` naming `field` (as the JS caller spells it).
+#[cfg(feature = "tools")]
 pub(crate) fn not_one_of<'a>(
     field: &str,
     got: &str,

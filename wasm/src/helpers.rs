@@ -6,7 +6,6 @@ use stoic_core::key::{
     canonical_json, canonical_json_exact, header_value, idempotency_key, parse_key_header,
     random_key, KeyHeaderForm,
 };
-use stoic_core::record::{LogOutcome, LogRecord, MetricsSnapshot};
 use stoic_core::{Class, Method, NetworkErrorKind, WallClock};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -15,7 +14,7 @@ use crate::errors::{input_error, usage_error};
 use crate::random;
 use crate::text::header_pairs;
 use crate::units::{ms, opt_ms};
-use crate::value::{js_emit, read_data, set};
+use crate::value::{js_emit, set};
 
 /// The module's `WebAssembly.Memory`, where hosts write into a policy's
 /// text area (see `CorePolicy::textArea`).
@@ -125,53 +124,4 @@ pub fn server_hint_of(headers: &str, wall: f64, backoff_ms: f64) -> JsValue {
         );
     }
     value
-}
-
-/// A log record from its fields; returns the record with `line` (one-line
-/// JSON) and `text` (the display form).
-#[wasm_bindgen(js_name = logRecord)]
-#[allow(clippy::too_many_arguments)] // one argument per field of the record
-pub fn log_record(
-    wall_ms: f64,
-    operation: &str,
-    attempt: u32,
-    max_attempts: u32,
-    delay_ms: f64,
-    error_code: Option<String>,
-    error_message: Option<String>,
-    strategy: &str,
-    outcome: &str,
-    total_duration_ms: f64,
-) -> Result<JsValue, JsValue> {
-    let outcome = LogOutcome::from_code(outcome)
-        .ok_or_else(|| usage_error("invalid_value", "unknown log outcome"))?;
-    let error = match (error_code.as_deref(), error_message.as_deref()) {
-        (Some(code), message) => Some((code, message.unwrap_or_default())),
-        (None, _) => None,
-    };
-    let record = LogRecord::new(
-        WallClock::from_unix_millis(ms(wall_ms)),
-        operation,
-        attempt,
-        max_attempts,
-        ms(delay_ms),
-        error,
-        strategy,
-        outcome,
-        ms(total_duration_ms),
-    );
-    let value = js_emit(&record);
-    let object: js_sys::Object = value.clone().into();
-    set(&object, "line", &JsValue::from_str(&record.to_json_line()));
-    set(&object, "text", &JsValue::from_str(&record.to_string()));
-    Ok(value)
-}
-
-/// Two metrics snapshots merged (counters add, the newer gauge wins).
-#[wasm_bindgen(js_name = mergeMetrics)]
-pub fn merge_metrics(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
-    let mut a: MetricsSnapshot = read_data(&a)?;
-    let b: MetricsSnapshot = read_data(&b)?;
-    a.merge(&b);
-    Ok(js_emit(&a))
 }

@@ -16,6 +16,13 @@
 //! - Errors are real `Error` objects with `name`, `code` and `field`. No
 //!   panic can cross the boundary: the release profile aborts, and the
 //!   crate's lints forbid the constructs that panic.
+//!
+//! Two builds: the full module (every feature; the Node, workerd, inline and
+//! `stoic/full` entries) and the client module (`--no-default-features`;
+//! the browser entry), which leaves out what a web client does not need so
+//! that it downloads a quarter less: the standalone parts and log/metric
+//! helpers (`tools`), server-side idempotency (`server`) and policy
+//! snapshots (`snapshot`). The decision path is the same code in both.
 #![warn(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -25,24 +32,33 @@
     clippy::print_stderr
 )]
 
+#[cfg(feature = "tools")]
 mod components;
+#[cfg(any(feature = "tools", feature = "server"))]
+mod data;
 mod errors;
 mod helpers;
 mod host;
 mod policy;
 mod random;
+#[cfg(feature = "tools")]
+mod records;
+#[cfg(feature = "server")]
 mod server;
 mod text;
 mod units;
 mod value;
 
+#[cfg(feature = "tools")]
 pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
 pub use helpers::{
     canonical_json_exact_text, canonical_json_text, classes, idempotency_key_text,
-    is_idempotent_method, key_header_value, log_record, merge_metrics, network_kinds,
-    parse_http_date_value, parse_key_header_value, parse_retry_after_value, random_key_from,
-    server_hint_of, wasm_memory,
+    is_idempotent_method, key_header_value, network_kinds, parse_http_date_value,
+    parse_key_header_value, parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
 pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
+#[cfg(feature = "tools")]
+pub use records::{log_record, merge_metrics};
+#[cfg(feature = "server")]
 pub use server::{payload_fingerprint, CoreServerIdempotency};

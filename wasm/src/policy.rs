@@ -24,6 +24,8 @@ use crate::value::js_emit;
 use crate::value::{config_doc, js_of, read_config};
 
 mod shared_state;
+#[cfg(feature = "snapshot")]
+mod snapshot;
 
 fn unknown_call() -> JsValue {
     usage_error("unknown_call", "this call handle is closed or unknown")

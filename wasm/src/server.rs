@@ -5,10 +5,11 @@ use stoic_core::server_idempotency::{decide, fingerprint, ServerIdempotencyConfi
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+use crate::data::read_data;
 use crate::errors::input_error;
 use crate::units::ms;
+use crate::value::js_emit;
 use crate::value::read_config;
-use crate::value::{js_emit, read_data};
 
 /// Decides what a server does with a request, given what its store holds
 /// for the request's key.

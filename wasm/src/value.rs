@@ -10,7 +10,7 @@ use stoic_core::schema::{decode, emit, Dialect, Emit, Section, Value};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::errors::{config_error, data_error, input_error};
+use crate::errors::{config_error, input_error};
 
 /// Nesting deeper than any config: a bound that keeps the stack safe.
 pub(crate) const MAX_DEPTH: usize = stoic_core::key::MAX_DEPTH;
@@ -227,13 +227,6 @@ pub(crate) fn js_of(value: &Value) -> JsValue {
 pub(crate) fn js_emit<T: Emit + ?Sized>(item: &T) -> JsValue {
     let text = emit(item, Dialect::JS).to_json_text();
     js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL)
-}
-
-/// Reads a data value the core handed out and gets back (a permit, a
-/// ticket, a stored entry, a metrics snapshot) by the core's declaration
-/// of it, in the JavaScript dialect (the core's snake_case accepted).
-pub(crate) fn read_data<T: Section>(value: &JsValue) -> Result<T, JsValue> {
-    decode(&value_of(value)?, Dialect::JS).map_err(|e| data_error(&e))
 }
 
 /// Sets `object[key] = value` on a plain object (cannot fail there).

@@ -1,11 +1,10 @@
 //! The shared state a `CorePolicy` keeps across calls, as the host reads it:
-//! draining, events, breakers, budgets, metrics, snapshots.
+//! draining, events, breakers, budgets, metrics.
 
-use stoic_core::{Instant, PolicyState};
+use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::errors::input_error;
 use crate::units::{instant, opt_ms};
 use crate::value::{js_emit, set};
 
@@ -87,21 +86,5 @@ impl CorePolicy {
     #[wasm_bindgen(js_name = metricsTotal)]
     pub fn metrics_total(&self) -> JsValue {
         js_emit(&self.inner.metrics_total())
-    }
-
-    /// The shared state as versioned JSON text (the core's wire form, the
-    /// same in every language), for storage between invocations.
-    pub fn snapshot(&self) -> String {
-        self.inner.snapshot_json()
-    }
-
-    /// Restores state saved by `snapshot`; returns `{restored, reset}`.
-    pub fn restore(&mut self, text: &str) -> Result<JsValue, JsValue> {
-        let state = PolicyState::from_json(text).map_err(|e| input_error(&e))?;
-        let report = self
-            .inner
-            .restore_state(state)
-            .map_err(|e| input_error(&e))?;
-        Ok(js_emit(&report))
     }
 }

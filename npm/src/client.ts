@@ -1,0 +1,29 @@
+/**
+ * What a client needs, and all the browser entry ships: `retry`,
+ * `createFetch`, `Policy` and its calls, the errors, hints and keys. The
+ * browser entry loads the client build of the module, which leaves out the
+ * standalone parts, server-side idempotency and policy snapshots; every
+ * other entry (Node, workerd, inline, init, `stoic/full`) exports those too
+ * (`./index.ts`).
+ */
+export { retry, defaultPolicy, type RetryOptions, type RetryInfo } from './retry.js';
+export { createFetch, type FetchOptions, type StoicFetch, type StoicRequestInit } from './fetch.js';
+export { Policy, Call, type PolicyOptions, type HostOptions, type CallSpec } from './policy.js';
+export type { Attempt } from './attempt.js';
+export { ConfigError, InputError, RetryError } from './errors.js';
+export type { ConfigProblem } from './errors.js';
+export { outcomeOfError } from './classify.js';
+export {
+  canonicalJson,
+  canonicalizeJsonText,
+  idempotencyKey,
+  idempotencyKeyFromText,
+  keyHeaderValue,
+  parseHttpDate,
+  parseKeyHeader,
+  parseRetryAfter,
+  randomKey,
+  serverHint,
+} from './helpers.js';
+export { sleep } from './clock.js';
+export type * from './types.js';
