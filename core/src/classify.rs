@@ -224,7 +224,15 @@ impl Default for ClassifyConfig {
             status: BTreeMap::new(),
             network: BTreeMap::new(),
             ambiguous: AmbiguousRetry::default(),
-            ambiguous_status: DEFAULT_AMBIGUOUS_STATUSES.into_iter().collect(),
+            // Inserted one by one: `collect()` into a B-tree sorts first,
+            // which links a stable sort into every build for four codes.
+            ambiguous_status: DEFAULT_AMBIGUOUS_STATUSES.into_iter().fold(
+                BTreeSet::new(),
+                |mut set, status| {
+                    set.insert(status);
+                    set
+                },
+            ),
         }
     }
 }

@@ -40,6 +40,7 @@ pub mod schema;
 pub mod scope;
 pub mod serials;
 pub mod server_idempotency;
+mod sort;
 pub mod state;
 pub mod time;
 

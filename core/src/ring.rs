@@ -226,7 +226,7 @@ impl BucketRing {
             .filter(|slot| slot.count > 0 && self.in_window(slot.index, current))
             .map(|slot| (slot.index, slot.count))
             .collect();
-        live.sort_unstable();
+        crate::sort::sort_by(&mut live, |a, b| a < b);
         live
     }
 

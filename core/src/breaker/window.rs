@@ -282,7 +282,7 @@ impl CallWindow {
 /// Sorts buckets by index and sums those that share one.
 fn sort_and_sum(buckets: &mut VecDeque<Bucket>) {
     let mut sorted: Vec<Bucket> = buckets.drain(..).collect();
-    sorted.sort_by_key(|b| b.index);
+    crate::sort::sort_by(&mut sorted, |a, b| a.index < b.index);
     for b in sorted {
         match buckets.back_mut() {
             Some(last) if last.index == b.index => last.counts.sum(&b.counts),

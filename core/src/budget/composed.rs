@@ -500,7 +500,7 @@ impl RetryBudget {
             return;
         }
         self.exhausted.push(budget);
-        self.exhausted.sort_unstable_by_key(|kind| kind.index());
+        crate::sort::sort_by(&mut self.exhausted, |a, b| a.index() < b.index());
         while self.events.len() >= EVENT_QUEUE_CAPACITY {
             self.events.pop_front();
             self.dropped_events = self.dropped_events.saturating_add(1);

@@ -256,7 +256,9 @@ impl Parser<'_> {
         }
         // JCS orders by UTF-16 code units (what ECMAScript compares), which
         // differs from UTF-8 byte order for characters above U+FFFF.
-        members.sort_by(|a, b| a.0.encode_utf16().cmp(b.0.encode_utf16()));
+        crate::sort::sort_by(&mut members, |a, b| {
+            a.0.encode_utf16().lt(b.0.encode_utf16())
+        });
         if let Some(pair) = members.windows(2).find(|pair| match pair {
             [a, b] => a.0 == b.0,
             _ => false,

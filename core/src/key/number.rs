@@ -6,6 +6,8 @@
 //! string that reads back to the same double, laid out in plain or exponent
 //! form by fixed thresholds.
 
+mod shortest;
+
 /// Formats `value` exactly as ECMAScript `Number.prototype.toString` (and so
 /// `JSON.stringify`) does; `None` for NaN and the infinities, which JSON
 /// cannot carry.
@@ -23,16 +25,12 @@ pub fn es6_number(value: f64) -> Option<String> {
         // Both +0 and -0: ECMAScript prints "0" for each.
         return Some(String::from("0"));
     }
-    let sci = shortest_scientific(value.abs());
-    let (mantissa, exponent) = sci.split_once('e')?;
-    let exponent: i64 = exponent.parse().ok()?;
-    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
-    // Defensive: the shortest digits never end in 0, but a stray one would
-    // print as "1.50".
-    let digits = digits.trim_end_matches('0');
+    let (digits, n) = shortest::shortest_digits(value.abs());
+    let digits: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
+    let digits = digits.as_str();
     let k = i64::try_from(digits.len()).ok()?;
     // ECMAScript's `n`: the value is 0.d1d2...dk x 10^n.
-    let n = exponent.saturating_add(1);
+    let n = i64::from(n);
 
     let mut out = String::with_capacity(digits.len().saturating_add(8));
     if value.is_sign_negative() {
@@ -68,26 +66,20 @@ pub fn es6_number(value: f64) -> Option<String> {
     Some(out)
 }
 
-/// The ECMAScript digit string in Rust's `{:e}` layout (`d.ddde-7`).
-///
-/// ECMAScript wants the fewest digits `k` that read back to `value` and,
-/// among `k`-digit candidates that do, the one closest to the exact value,
-/// ties going to the even digit. Rust's `{:e}` gives the fewest digits but
-/// may round an exact tie up (`1424953923781206.25` gives `...206.3`, where
-/// ECMAScript says `...206.2`). Rust's fixed-precision form rounds the
-/// exact value half-to-even, so with `k` digits it yields the closest
-/// candidate; it is used whenever it still reads back to `value`.
-fn shortest_scientific(value: f64) -> String {
-    let shortest = format!("{value:e}");
-    let digits = shortest.split_once('e').map_or(0, |(mantissa, _)| {
-        mantissa.bytes().filter(u8::is_ascii_digit).count()
-    });
-    let closest = format!("{value:.*e}", digits.saturating_sub(1));
-    if closest != shortest && closest.parse::<f64>().is_ok_and(|back| back == value) {
-        closest
-    } else {
-        shortest
-    }
+/// A number as messages and documents show it: the ECMAScript form for a
+/// finite value (`0.5`, `2`, `1e-7`), `NaN`, `inf` or `-inf` otherwise, as
+/// Rust's `Display` writes those. The one float formatter in the crate, so
+/// that no build links the standard library's (see `shortest`).
+pub(crate) fn float_text(value: f64) -> String {
+    es6_number(value).unwrap_or_else(|| {
+        String::from(if value.is_nan() {
+            "NaN"
+        } else if value > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        })
+    })
 }
 
 fn push_zeros(out: &mut String, count: i64) {
@@ -136,7 +128,77 @@ mod tests {
         assert_eq!(es6_number(f64::NEG_INFINITY), None);
     }
 
+    /// The digits and exponent by the standard library's formatting (the
+    /// way this module worked before it had its own digit generator):
+    /// Rust's `{:e}` gives the fewest digits, its fixed precision the
+    /// closest `k`-digit candidate, used when that still reads back.
+    fn oracle(value: f64) -> (String, i64) {
+        let shortest = format!("{value:e}");
+        let digits = shortest.split_once('e').map_or(0, |(mantissa, _)| {
+            mantissa.bytes().filter(u8::is_ascii_digit).count()
+        });
+        let closest = format!("{value:.*e}", digits.saturating_sub(1));
+        let sci = if closest != shortest && closest.parse::<f64>().is_ok_and(|back| back == value) {
+            closest
+        } else {
+            shortest
+        };
+        let (mantissa, exponent) = sci.split_once('e').unwrap();
+        let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+        (
+            digits.trim_end_matches('0').to_owned(),
+            exponent.parse::<i64>().unwrap() + 1,
+        )
+    }
+
+    fn digits_of(value: f64) -> (String, i64) {
+        let (digits, n) = super::shortest::shortest_digits(value);
+        (
+            digits.iter().map(|d| char::from(b'0' + d)).collect(),
+            i64::from(n),
+        )
+    }
+
+    #[test]
+    fn digits_agree_with_the_standard_library_at_the_edges() {
+        let mut values = vec![
+            f64::MIN_POSITIVE,
+            f64::MAX,
+            5e-324,
+            1e-323,
+            0.1,
+            0.3,
+            1e21,
+            1e22,
+            9_007_199_254_740_993.0,
+        ];
+        for e in -1074..=1023 {
+            values.push(2f64.powi(e));
+            values.push(f64::from_bits(2f64.powi(e).to_bits().wrapping_sub(1)));
+            values.push(f64::from_bits(2f64.powi(e).to_bits().wrapping_add(1)));
+        }
+        for e in -323..=308 {
+            values.push(format!("1e{e}").parse().unwrap());
+            values.push(format!("9.999999999999999e{e}").parse().unwrap());
+        }
+        for value in values.into_iter().filter(|v| v.is_finite() && *v > 0.0) {
+            assert_eq!(digits_of(value), oracle(value), "{value:e}");
+        }
+    }
+
     proptest::proptest! {
+        #[test]
+        fn digits_agree_with_the_standard_library(bits in 1u64..0x7ff0_0000_0000_0000) {
+            let value = f64::from_bits(bits);
+            proptest::prop_assert_eq!(digits_of(value), oracle(value), "{:e}", value);
+        }
+
+        #[test]
+        fn digits_of_short_decimals_agree(mantissa in 1u64..1_000_000, exponent in -30i32..30) {
+            let value: f64 = format!("{mantissa}e{exponent}").parse().unwrap();
+            proptest::prop_assert_eq!(digits_of(value), oracle(value), "{:e}", value);
+        }
+
         #[test]
         fn output_reads_back_to_the_same_double(bits in proptest::prelude::any::<u64>()) {
             let value = f64::from_bits(bits);

@@ -41,11 +41,13 @@ impl Policy {
     /// The metrics of every scope, by name.
     #[must_use]
     pub fn metrics(&self) -> BTreeMap<String, MetricsSnapshot> {
-        self.names
-            .iter()
-            .zip(&self.scopes)
-            .map(|(n, s)| (n.to_string(), s.metrics.snapshot()))
-            .collect()
+        // Inserted one by one: `collect()` into a B-tree sorts first, which
+        // links a stable sort into the module for this alone.
+        let mut metrics = BTreeMap::new();
+        for (name, scope) in self.names.iter().zip(&self.scopes) {
+            metrics.insert(name.to_string(), scope.metrics.snapshot());
+        }
+        metrics
     }
 
     /// The metrics of all scopes added together (counters and histogram
@@ -86,7 +88,7 @@ impl Policy {
     #[must_use]
     pub fn snapshot_json(&self) -> String {
         let mut scopes: Vec<_> = self.names.iter().map(|n| &**n).zip(&self.scopes).collect();
-        scopes.sort_unstable_by(|a, b| a.0.cmp(b.0));
+        crate::sort::sort_by(&mut scopes, |a, b| a.0 < b.0);
         let live = LiveState {
             latest: self.clock.latest(),
             scopes,

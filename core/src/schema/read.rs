@@ -5,6 +5,7 @@
 //! opt-level 3 each site carried its own copy (9 % of the gzipped module).
 //! Nothing here is on a call's hot path.
 
+use crate::key::float_text;
 use std::collections::VecDeque;
 
 use crate::error::ConfigErrorCode;
@@ -377,9 +378,9 @@ impl<'v> Fields<'v, '_> {
                 // settings far below it.
                 if seconds < 0.0 || ms > 18_446_744_073_709_551_615.0 {
                     let text = if seconds < 0.0 {
-                        format!("must not be negative, got {seconds}")
+                        format!("must not be negative, got {}", float_text(seconds))
                     } else {
-                        format!("is too large, got {seconds}")
+                        format!("is too large, got {}", float_text(seconds))
                     };
                     self.check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
                     return None;
@@ -388,7 +389,10 @@ impl<'v> Fields<'v, '_> {
                     self.check.fail_at(
                         seg,
                         ConfigErrorCode::OutOfRange,
-                        format!("is below the 1 ms resolution of durations, got {seconds}"),
+                        format!(
+                            "is below the 1 ms resolution of durations, got {}",
+                            float_text(seconds)
+                        ),
                     );
                     return None;
                 }
@@ -542,7 +546,7 @@ fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128
             check.fail_at(
                 seg,
                 ConfigErrorCode::WrongType,
-                format!("expected a whole number, got {f}"),
+                format!("expected a whole number, got {}", float_text(*f)),
             );
             return None;
         }

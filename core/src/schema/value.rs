@@ -126,7 +126,13 @@ impl Value {
                 };
             }
             Value::Float(f) if f.is_finite() => {
-                let _written = write!(out, "{f:?}");
+                // The ECMAScript form, with `.0` on a whole number so that
+                // a float reads back as a float.
+                let text = crate::key::float_text(*f);
+                out.push_str(&text);
+                if !text.contains(['.', 'e']) {
+                    out.push_str(".0");
+                }
             }
             Value::Float(_) => out.push_str("null"),
             Value::Text(text) => crate::key::write_json_string(text, out),

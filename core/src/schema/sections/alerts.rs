@@ -1,5 +1,6 @@
 //! `alerts`: the alert rules' window and thresholds.
 
+use crate::key::float_text;
 use crate::record::AlertConfig;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
@@ -43,7 +44,7 @@ impl Section for AlertConfig {
             ("exhausted_rate_critical", self.exhausted_rate_critical),
         ] {
             c.range((0.0..=1.0).contains(&rate), Seg::field(name), |_| {
-                format!("must be a fraction from 0 to 1, got {rate}")
+                format!("must be a fraction from 0 to 1, got {}", float_text(rate))
             });
         }
     }

@@ -2,6 +2,7 @@
 
 use crate::backoff::{BackoffSpec, Strategy, MAX_DELAY_MS, MAX_MULTIPLIER, MIN_MULTIPLIER};
 use crate::error::ConfigErrorCode;
+use crate::key::float_text;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
 impl Section for BackoffSpec {
@@ -45,7 +46,14 @@ impl Section for BackoffSpec {
         c.range(
             m.is_finite() && (MIN_MULTIPLIER..=MAX_MULTIPLIER).contains(&m),
             Seg::field("multiplier"),
-            |_| format!("must be a number from {MIN_MULTIPLIER} to {MAX_MULTIPLIER}, got {m}"),
+            |_| {
+                format!(
+                    "must be a number from {} to {}, got {}",
+                    float_text(MIN_MULTIPLIER),
+                    float_text(MAX_MULTIPLIER),
+                    float_text(m)
+                )
+            },
         );
     }
 }

@@ -4,6 +4,7 @@ use crate::breaker::{
     BreakerConfig, Compare, HalfOpenConfig, SlowCall, TripRule, Window, MAX_COUNT_WINDOW, MAX_MS,
 };
 use crate::error::ConfigErrorCode;
+use crate::key::float_text;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
 const COMPARE: [Compare; 2] = [Compare::Ge, Compare::Gt];
@@ -208,7 +209,8 @@ fn check_rate(c: &mut Check, seg: Seg, rate: f64, compare: Compare) {
     c.range(ok, seg, |_| {
         format!(
             "must be in (0, 1] with compare \"ge\" or in [0, 1) with \"gt\" \
-             (the excluded end trips on every call or on none), got {rate}"
+             (the excluded end trips on every call or on none), got {}",
+            float_text(rate)
         )
     });
 }

@@ -6,6 +6,7 @@ use crate::budget::{
     MAX_RETRIES_PER_SEC, MAX_WINDOW_MS,
 };
 use crate::error::ConfigErrorCode;
+use crate::key::float_text;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
 const PROFILES: [TokenBucketProfile; 2] =
@@ -67,13 +68,25 @@ impl Section for RatioConfig {
         c.range(
             ratio.is_finite() && (0.0..=MAX_RATIO).contains(&ratio),
             Seg::field("ratio"),
-            |_| format!("must be from 0 to {MAX_RATIO}, got {ratio}"),
+            |_| {
+                format!(
+                    "must be from 0 to {}, got {}",
+                    float_text(MAX_RATIO),
+                    float_text(ratio)
+                )
+            },
         );
         let floor = self.min_retries_per_sec;
         c.range(
             floor.is_finite() && (0.0..=MAX_RETRIES_PER_SEC).contains(&floor),
             Seg::field("min_retries_per_sec"),
-            |_| format!("must be from 0 to {MAX_RETRIES_PER_SEC}, got {floor}"),
+            |_| {
+                format!(
+                    "must be from 0 to {}, got {}",
+                    float_text(MAX_RETRIES_PER_SEC),
+                    float_text(floor)
+                )
+            },
         );
         let concurrent = self.min_concurrent_retries;
         c.range(
@@ -190,7 +203,12 @@ impl Section for GrpcThrottleConfig {
         c.range(
             ratio.is_finite() && ratio <= 1000.0 && to_milli(ratio) > 0,
             Seg::field("token_ratio"),
-            |_| format!("must be from 0.001 to 1000 (decimals beyond the third are ignored), got {ratio}"),
+            |_| {
+                format!(
+                    "must be from 0.001 to 1000 (decimals beyond the third are ignored), got {}",
+                    float_text(ratio)
+                )
+            },
         );
     }
 }
