@@ -152,7 +152,11 @@ def gz(data: bytes) -> int:
 
 
 def shipped() -> None:
-    for name, who in (("stoic_wasm", "every entry but the browser's"), ("stoic_client", "the browser entry")):
+    modules = (
+        ("stoic_wasm", "every entry but the browser's"),
+        ("stoic_client", "the browser entry"),
+    )
+    for name, who in modules:
         path = DIST / f"wasm/{name}_bg.wasm"
         print(
             f"shipped module {path.relative_to(ROOT)} ({who}): {path.stat().st_size:,} bytes, "
