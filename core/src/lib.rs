@@ -26,6 +26,7 @@ pub mod deadline;
 pub mod decision;
 pub mod error;
 pub mod event;
+pub mod fleet;
 pub mod hints;
 pub mod host;
 pub mod httpdate;

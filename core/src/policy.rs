@@ -31,6 +31,7 @@ use crate::decision::{
 };
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue};
+use crate::fleet::{FleetLink, Tally};
 use crate::hints::ServerHint;
 use crate::observation::{self, Observed};
 use crate::outcome::{Outcome, OutcomeKind};
@@ -39,6 +40,7 @@ use crate::rng::SplitMix64;
 use crate::scope::ScopeState;
 use crate::time::{Instant, MonotonicClamp, WallClock};
 
+mod fleet;
 mod give_up;
 mod records;
 mod shared_state;
@@ -69,6 +71,9 @@ pub struct Policy {
     /// of one operation in a row, and reusing its name saves an allocation
     /// per call on the hot path.
     last_operation: Option<Arc<str>>,
+    /// The fleet exchange, from the first `fleet_export` on
+    /// (`policy/fleet.rs`).
+    fleet: Option<FleetLink>,
 }
 
 impl Policy {
@@ -93,6 +98,7 @@ impl Policy {
             index: BTreeMap::new(),
             events: EventQueue::default(),
             last_operation: None,
+            fleet: None,
             config,
         })
     }
@@ -248,6 +254,9 @@ impl Policy {
             }
             scope.metrics.on_attempt(now, !first);
         }
+        if first {
+            self.count_for_fleet(call.scope, now, Tally::REQUEST);
+        }
         self.flush(call.scope, now);
         let timeouts = &self.config.timeouts;
         Admission::Proceed(AttemptPlan {
@@ -381,7 +390,10 @@ impl Policy {
                 let reason = StopReason::BudgetExhausted;
                 return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
             }
-            Some(Ok(ticket)) => Some(ticket),
+            Some(Ok(ticket)) => {
+                self.count_for_fleet(call.scope, now, Tally::RETRY);
+                Some(ticket)
+            }
             None => None,
         };
 

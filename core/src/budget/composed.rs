@@ -10,6 +10,7 @@ use super::run_cap::{RunCap, RunCapConfig};
 use super::token_bucket::{TokenBucket, TokenBucketConfig};
 use super::{BudgetKind, RetryCost};
 use crate::error::ConfigError;
+use crate::ring::BucketRing;
 use crate::serials::Serials;
 use crate::time::{Instant, MonotonicClamp};
 
@@ -313,6 +314,21 @@ impl RetryBudget {
                 BudgetKind::Grpc => self.grpc.is_some(),
             })
             .collect()
+    }
+
+    /// The ratio budget's window geometry (bucket ms, buckets), if enabled:
+    /// what a fleet shares counts in.
+    #[must_use]
+    pub fn ratio_geometry(&self) -> Option<(u64, u32)> {
+        self.ratio.as_ref().map(RatioBudget::geometry)
+    }
+
+    /// Gives the ratio budget the fleet's other processes' counts (see
+    /// `crate::fleet`).
+    pub fn set_fleet_counts(&mut self, remote: Option<(BucketRing, BucketRing)>) {
+        if let Some(ratio) = &mut self.ratio {
+            ratio.set_remote(remote);
+        }
     }
 
     /// Records the first attempt of an operation (the ratio budget's deposit).

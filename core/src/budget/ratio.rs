@@ -136,6 +136,11 @@ pub struct RatioBudget {
     /// snapshot does not carry calls in flight, so it does not carry their
     /// slots) and at most `min_concurrent_retries` long.
     floor_slots: Vec<Instant>,
+    /// The other processes' first attempts and retries, from the fleet's
+    /// last view (`crate::fleet`), in this budget's geometry: added to the
+    /// own counts in every decision. Process-local, like the floor slots;
+    /// they age out of the window like own counts when no view comes.
+    remote: Option<(BucketRing, BucketRing)>,
 }
 
 /// Equal when the portable state is: floor slots belong to calls in flight,
@@ -195,6 +200,7 @@ impl TryFrom<RawRatio> for RatioBudget {
             requests: raw.requests,
             retries: raw.retries,
             floor_slots: Vec::new(),
+            remote: None,
         })
     }
 }
@@ -215,6 +221,7 @@ impl RatioBudget {
             requests: BucketRing::new(bucket_ms, buckets),
             retries: BucketRing::new(bucket_ms, buckets),
             floor_slots: Vec::new(),
+            remote: None,
         }
     }
 
@@ -243,7 +250,7 @@ impl RatioBudget {
     }
 
     fn within_window(&self, now: Instant) -> bool {
-        self.retries.total(now) < self.max_retries_in_window(now)
+        self.retries_in_window(now) < self.max_retries_in_window(now)
     }
 
     /// Whether a concurrency-floor slot is free at `now` (slots older than
@@ -294,16 +301,44 @@ impl RatioBudget {
         self.floor_slots.len()
     }
 
-    /// First attempts counted in the window ending at `now`.
+    /// First attempts counted in the window ending at `now`, the fleet's
+    /// other processes' included when a view is attached.
     #[must_use]
     pub fn requests_in_window(&self, now: Instant) -> u64 {
-        self.requests.total(self.effective(now))
+        let now = self.effective(now);
+        let remote = self
+            .remote
+            .as_ref()
+            .map_or(0, |(requests, _)| requests.total(now));
+        self.requests.total(now).saturating_add(remote)
     }
 
-    /// Retries counted in the window ending at `now`.
+    /// Retries counted in the window ending at `now`, the fleet's other
+    /// processes' included when a view is attached.
     #[must_use]
     pub fn retries_in_window(&self, now: Instant) -> u64 {
-        self.retries.total(self.effective(now))
+        let now = self.effective(now);
+        let remote = self
+            .remote
+            .as_ref()
+            .map_or(0, |(_, retries)| retries.total(now));
+        self.retries.total(now).saturating_add(remote)
+    }
+
+    /// The window's geometry: bucket width (ms) and bucket count.
+    #[must_use]
+    pub fn geometry(&self) -> (u64, u32) {
+        (self.config.bucket_ms(), self.config.buckets)
+    }
+
+    /// Replaces the other processes' counts (`(first attempts, retries)`
+    /// rings of this budget's geometry), or drops them.
+    pub fn set_remote(&mut self, remote: Option<(BucketRing, BucketRing)>) {
+        self.remote = remote.filter(|(requests, retries)| {
+            [requests, retries]
+                .iter()
+                .all(|ring| (ring.bucket_ms(), ring.buckets()) == self.geometry())
+        });
     }
 
     /// How many retries the window ending at `now` can hold:

@@ -1,0 +1,274 @@
+//! One process's side of the exchange: what it counted since its last
+//! export, what it exported, and the other processes' counts it last saw.
+
+use crate::ring::BucketRing;
+use crate::time::Instant;
+
+use super::tally::{FleetDelta, FleetView, ScopeDelta, Tally};
+
+/// Whether decisions see the fleet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FleetHealth {
+    /// No exchange has succeeded yet: decisions use this process's counts.
+    Detached,
+    /// The last view is recent: decisions use the fleet's counts.
+    Live,
+    /// No view for longer than the stale bound: the other processes'
+    /// counts age out of the window and decisions fall back to this
+    /// process's own.
+    Stale,
+}
+
+/// One scope's counts on their way to the store and back.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ScopeLink {
+    name: String,
+    bucket_ms: u64,
+    window_ms: u64,
+    /// Counted since the last export, by bucket of this process's time.
+    pending: Vec<(u64, Tally)>,
+    /// Exported and confirmed by a view, by bucket of the store's time,
+    /// within the window: subtracted from the fleet's totals to leave the
+    /// other processes' counts.
+    exported: Vec<(u64, Tally)>,
+    /// The other processes' counts at the last view, by bucket of the
+    /// store's time.
+    others: Vec<(u64, Tally)>,
+}
+
+/// A process's link to its fleet (see the [module docs](super)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FleetLink {
+    seq: u64,
+    /// The store's time minus this process's, at the last export.
+    offset: i128,
+    scopes: Vec<ScopeLink>,
+    /// Exported, not yet confirmed by a view: sent again, unchanged, until
+    /// one is (the store applies a sequence number once).
+    in_flight: Option<FleetDelta>,
+    last_view: Option<Instant>,
+    stale_after_ms: u64,
+}
+
+/// Adds `tally` at `bucket` in a list kept sorted by bucket.
+fn add_at(list: &mut Vec<(u64, Tally)>, bucket: u64, tally: Tally) {
+    match list.binary_search_by_key(&bucket, |(b, _)| *b) {
+        Ok(at) => {
+            if let Some((_, t)) = list.get_mut(at) {
+                *t = t.plus(tally);
+            }
+        }
+        Err(at) => list.insert(at, (bucket, tally)),
+    }
+}
+
+impl FleetLink {
+    /// A link whose view counts as stale `stale_after_ms` after the last
+    /// one arrived.
+    #[must_use]
+    pub const fn new(stale_after_ms: u64) -> FleetLink {
+        FleetLink {
+            seq: 0,
+            offset: 0,
+            scopes: Vec::new(),
+            in_flight: None,
+            last_view: None,
+            stale_after_ms,
+        }
+    }
+
+    fn scope_mut(&mut self, name: &str, bucket_ms: u64, window_ms: u64) -> Option<&mut ScopeLink> {
+        let at = match self.scopes.iter().position(|s| s.name == name) {
+            Some(at) => at,
+            None => {
+                self.scopes.push(ScopeLink {
+                    name: name.to_owned(),
+                    bucket_ms: bucket_ms.max(1),
+                    window_ms,
+                    pending: Vec::new(),
+                    exported: Vec::new(),
+                    others: Vec::new(),
+                });
+                self.scopes.len().saturating_sub(1)
+            }
+        };
+        self.scopes.get_mut(at)
+    }
+
+    /// Records counts of `scope` (whose budget has buckets of `bucket_ms`
+    /// over `window_ms`) at this process's time `now`.
+    pub fn count(
+        &mut self,
+        scope: &str,
+        bucket_ms: u64,
+        window_ms: u64,
+        now: Instant,
+        tally: Tally,
+    ) {
+        if let Some(link) = self.scope_mut(scope, bucket_ms, window_ms) {
+            add_at(&mut link.pending, now.as_millis() / link.bucket_ms, tally);
+        }
+    }
+
+    /// The delta to send: the unconfirmed one again if there is one, else
+    /// everything counted since, placed in buckets of the store's time
+    /// (`store_now_ms`, read from the store just before).
+    pub fn export(&mut self, now: Instant, store_now_ms: u64) -> FleetDelta {
+        if let Some(delta) = &self.in_flight {
+            return delta.clone();
+        }
+        self.offset = i128::from(store_now_ms) - i128::from(now.as_millis());
+        let offset = self.offset;
+        let mut scopes = Vec::new();
+        for link in &mut self.scopes {
+            let mut buckets: Vec<(u64, Tally)> = Vec::new();
+            for (local, tally) in link.pending.drain(..) {
+                let start = i128::from(local) * i128::from(link.bucket_ms) + offset;
+                let store_bucket =
+                    u64::try_from(start.max(0) / i128::from(link.bucket_ms)).unwrap_or(0);
+                add_at(&mut buckets, store_bucket, tally);
+            }
+            if !buckets.is_empty() {
+                scopes.push(ScopeDelta {
+                    scope: link.name.clone(),
+                    bucket_ms: link.bucket_ms,
+                    window_ms: link.window_ms,
+                    buckets,
+                });
+            }
+        }
+        crate::sort::sort_by(&mut scopes, |a, b| a.scope < b.scope);
+        if scopes.is_empty() {
+            return FleetDelta {
+                seq: 0,
+                store_now_ms,
+                scopes,
+            };
+        }
+        self.seq = self.seq.saturating_add(1);
+        let delta = FleetDelta {
+            seq: self.seq,
+            store_now_ms,
+            scopes,
+        };
+        self.in_flight = Some(delta.clone());
+        delta
+    }
+
+    /// Takes the fleet's totals, read after the delta numbered `view.seq`
+    /// was applied (0: no delta was sent). A view that does not confirm
+    /// the delta in flight still updates the other processes' counts, as
+    /// of before it.
+    pub fn apply(&mut self, now: Instant, view: &FleetView) {
+        if let Some(delta) = self
+            .in_flight
+            .take_if(|d| d.seq == view.seq && view.seq != 0)
+        {
+            for sent in delta.scopes {
+                if let Some(link) = self.scope_mut(&sent.scope, sent.bucket_ms, sent.window_ms) {
+                    for (bucket, tally) in sent.buckets {
+                        add_at(&mut link.exported, bucket, tally);
+                    }
+                }
+            }
+        }
+        let in_flight = self.in_flight.clone();
+        for seen in &view.scopes {
+            let Some(link) = self.scopes.iter_mut().find(|s| s.name == seen.scope) else {
+                // Only other processes count in this scope: their counts
+                // wait until this process uses the scope (and exports).
+                continue;
+            };
+            if seen.bucket_ms != link.bucket_ms {
+                continue;
+            }
+            let mine = |bucket: u64| {
+                let confirmed = link
+                    .exported
+                    .binary_search_by_key(&bucket, |(b, _)| *b)
+                    .ok()
+                    .and_then(|at| link.exported.get(at))
+                    .map_or(Tally::default(), |(_, t)| *t);
+                // A view that does not confirm the delta in flight may
+                // include it anyway (a reply lost after the store applied
+                // it): the delta counts as this process's then too, never
+                // as another's.
+                let unconfirmed = in_flight
+                    .iter()
+                    .flat_map(|d| d.scopes.iter().filter(|s| s.scope == link.name))
+                    .flat_map(|s| s.buckets.iter())
+                    .filter(|(b, _)| *b == bucket)
+                    .fold(Tally::default(), |sum, (_, t)| sum.plus(*t));
+                confirmed.plus(unconfirmed)
+            };
+            let others: Vec<(u64, Tally)> = seen
+                .buckets
+                .iter()
+                .map(|(bucket, total)| (*bucket, total.minus(mine(*bucket))))
+                .filter(|(_, t)| !t.is_empty())
+                .collect();
+            link.others = others;
+            // What left the store's window no longer needs subtracting.
+            if let Some(newest) = seen.buckets.last().map(|(b, _)| *b) {
+                let span = link.window_ms / link.bucket_ms + 1;
+                link.exported
+                    .retain(|(b, _)| b.saturating_add(span) > newest);
+            }
+        }
+        self.last_view = Some(now);
+    }
+
+    /// The exchange failed: the delta in flight is sent again next time.
+    pub fn failed(&mut self) {
+        // Nothing to undo: `export` hands the same delta back until a view
+        // confirms it, and counts made meanwhile wait in `pending`.
+    }
+
+    /// Whether decisions at `now` see the fleet.
+    #[must_use]
+    pub fn health(&self, now: Instant) -> FleetHealth {
+        match self.last_view {
+            None => FleetHealth::Detached,
+            Some(at) if now.saturating_since(at) > self.stale_after_ms => FleetHealth::Stale,
+            Some(_) => FleetHealth::Live,
+        }
+    }
+
+    /// The other processes' counts of `scope`, in this process's time, as
+    /// rings of the budget's geometry: what the ratio budget adds to its own.
+    #[must_use]
+    pub fn others(
+        &self,
+        scope: &str,
+        bucket_ms: u64,
+        buckets: u32,
+    ) -> Option<(BucketRing, BucketRing)> {
+        let link = self.scopes.iter().find(|s| s.name == scope)?;
+        if link.others.is_empty() {
+            return None;
+        }
+        let mut requests = BucketRing::new(bucket_ms, buckets);
+        let mut retries = BucketRing::new(bucket_ms, buckets);
+        for (bucket, tally) in &link.others {
+            let start = i128::from(*bucket) * i128::from(link.bucket_ms) - self.offset;
+            let at = Instant::from_millis(u64::try_from(start.max(0)).unwrap_or(0));
+            requests.add(at, tally.requests);
+            retries.add(at, tally.retries);
+        }
+        Some((requests, retries))
+    }
+
+    /// The other processes' counts of `scope` summed over every bucket of
+    /// the last view (for tests and status).
+    #[must_use]
+    pub fn others_total(&self, scope: &str) -> Tally {
+        self.scopes
+            .iter()
+            .find(|s| s.name == scope)
+            .map_or(Tally::default(), |s| {
+                s.others
+                    .iter()
+                    .fold(Tally::default(), |sum, (_, t)| sum.plus(*t))
+            })
+    }
+}

@@ -1,0 +1,72 @@
+//! A policy's side of the fleet exchange (see [`crate::fleet`]): the host
+//! adapter calls these from its background exchange, never from a call.
+
+use crate::fleet::{FleetDelta, FleetHealth, FleetLink, FleetView, Tally, STALE_AFTER_MS};
+use crate::time::Instant;
+
+use super::Policy;
+
+impl Policy {
+    /// What this process counted since its last export, for the store; the
+    /// first call attaches the policy to its fleet (from then on first
+    /// attempts and retries are counted for export). `store_now_ms` is the
+    /// store's clock (Redis `TIME`), read just before. Until a view
+    /// confirms it, the same delta is handed back.
+    pub fn fleet_export(&mut self, now: Instant, store_now_ms: u64) -> FleetDelta {
+        let now = self.clock.observe(now);
+        self.fleet
+            .get_or_insert_with(|| FleetLink::new(STALE_AFTER_MS))
+            .export(now, store_now_ms)
+    }
+
+    /// Takes the fleet's totals, read by the store right after it applied
+    /// the delta `view.seq`: from now on each scope's ratio budget decides
+    /// on its own counts plus the other processes'.
+    pub fn fleet_apply(&mut self, now: Instant, view: &FleetView) {
+        let now = self.clock.observe(now);
+        let Some(fleet) = self.fleet.as_mut() else {
+            return;
+        };
+        fleet.apply(now, view);
+        for (name, scope) in self.names.iter().zip(&mut self.scopes) {
+            if let Some((bucket_ms, buckets)) = scope.budget.ratio_geometry() {
+                scope
+                    .budget
+                    .set_fleet_counts(fleet.others(name, bucket_ms, buckets));
+            }
+        }
+    }
+
+    /// The exchange failed (the store is unreachable, or its reply was
+    /// lost): the delta is sent again at the next one. Decisions go on
+    /// with the counts they have.
+    pub fn fleet_failed(&mut self) {
+        if let Some(fleet) = self.fleet.as_mut() {
+            fleet.failed();
+        }
+    }
+
+    /// Whether decisions at `now` see the fleet.
+    #[must_use]
+    pub fn fleet_health(&self, now: Instant) -> FleetHealth {
+        self.fleet
+            .as_ref()
+            .map_or(FleetHealth::Detached, |fleet| fleet.health(now))
+    }
+
+    /// Counts a first attempt or a granted retry of the scope at `index`
+    /// for the next export, once the policy is attached to a fleet.
+    pub(super) fn count_for_fleet(&mut self, index: usize, now: Instant, tally: Tally) {
+        let (Some(fleet), Some(scope), Some(name)) = (
+            self.fleet.as_mut(),
+            self.scopes.get(index),
+            self.names.get(index),
+        ) else {
+            return;
+        };
+        if let Some((bucket_ms, buckets)) = scope.budget.ratio_geometry() {
+            let window_ms = bucket_ms.saturating_mul(u64::from(buckets));
+            fleet.count(name, bucket_ms, window_ms, now, tally);
+        }
+    }
+}
