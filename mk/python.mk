@@ -13,7 +13,7 @@ PY_ENV := VIRTUAL_ENV=$(VENV) PATH=$(VENV)/bin:$$PATH
 TEST_SUITES += test-python
 LINT_SUITES += lint-python
 
-.PHONY: python-venv python-develop test-python lint-python bench-python
+.PHONY: python-venv python-develop test-python lint-python bench-python redis-tools
 
 $(VPY):
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,10 @@ python-venv: $(PY_STAMP) ## Create .venv/ with the pinned Python dev tools (skip
 python-develop: python-venv ## Build the extension (maturin, debug) into .venv/
 	cd python && $(PY_ENV) maturin develop --quiet
 
-test-python: python-develop ## Python suite: every vector file, runtimes against a local server, properties
+redis-tools: ## redis-server (Debian package) for the fleet suites, when missing
+	@scripts/redis-tools.sh
+
+test-python: python-develop redis-tools ## Python suite: every vector file, runtimes against a local server, properties, the fleet against redis-server
 	cd python && $(PY_ENV) python -m pytest
 
 lint-python: python-develop ## ruff, mypy --strict (package and examples), stubtest on the native module

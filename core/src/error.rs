@@ -169,6 +169,8 @@ pub enum InputErrorCode {
     /// Snapshot text that is not a snapshot this build wrote (not JSON, not
     /// an object, another format version, a value out of range).
     InvalidSnapshot,
+    /// A fleet store's reply that is not a view (`crate::fleet`).
+    InvalidFleetView,
 }
 
 impl InputErrorCode {
@@ -184,6 +186,7 @@ impl InputErrorCode {
             InputErrorCode::Cyclic => "cyclic",
             InputErrorCode::Misuse => "misuse",
             InputErrorCode::InvalidSnapshot => "invalid_snapshot",
+            InputErrorCode::InvalidFleetView => "invalid_fleet_view",
         }
     }
 }

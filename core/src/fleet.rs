@@ -33,11 +33,17 @@
 
 mod link;
 mod tally;
+mod wire;
 
 #[cfg(test)]
 mod tests;
 
 pub use link::{FleetHealth, FleetLink};
+
+/// The Redis script of one scope's exchange (Lua, run by `EVAL`): the
+/// store side of the wire form, the same for every host adapter. See the
+/// script's header for its keys and arguments.
+pub const REDIS_SCRIPT: &str = include_str!("fleet/exchange.lua");
 
 /// How long after the last view a policy reports its fleet view stale
 /// ([`FleetHealth::Stale`]): five exchanges at the adapters' default

@@ -65,5 +65,6 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host::validates_status, m)?)?;
     m.add_function(wrap_pyfunction!(host::http_plan, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
+    m.add("FLEET_REDIS_SCRIPT", stoic_core::fleet::REDIS_SCRIPT)?;
     Ok(())
 }

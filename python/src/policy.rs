@@ -434,6 +434,35 @@ impl Policy {
         py_emit(py, &report)
     }
 
+    /// The fleet exchange's export (see `stoic.redis`): the delta's
+    /// sequence number and one JSON document per scope, for the store's
+    /// script. `store_now_ms` is the store's clock (Redis `TIME`).
+    fn fleet_export(&self, now: Secs, store_now_ms: u64) -> PyResult<(u64, Vec<(String, String)>)> {
+        let now = now.instant("now")?;
+        let delta = self.lock().fleet_export(now, store_now_ms);
+        Ok((delta.seq, delta.scope_texts()))
+    }
+
+    /// Takes the store script's replies (one JSON document per scope).
+    fn fleet_apply(&self, py: Python<'_>, now: Secs, replies: Vec<String>) -> PyResult<()> {
+        let now = now.instant("now")?;
+        let replies: Vec<&str> = replies.iter().map(String::as_str).collect();
+        self.lock()
+            .fleet_apply_replies(now, &replies)
+            .map_err(|e| input_error(py, &e))
+    }
+
+    /// The exchange failed: its delta is sent again next time.
+    fn fleet_failed(&self) {
+        self.lock().fleet_failed();
+    }
+
+    /// `detached`, `live` or `stale`: whether decisions see the fleet.
+    fn fleet_health(&self, now: Secs) -> PyResult<&'static str> {
+        let now = now.instant("now")?;
+        Ok(self.lock().fleet_health(now).code())
+    }
+
     fn __repr__(&self) -> String {
         let policy = self.lock();
         let config = policy.config();

@@ -19,6 +19,18 @@ pub enum FleetHealth {
     Stale,
 }
 
+impl FleetHealth {
+    /// The stable code: `detached`, `live` or `stale`.
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            FleetHealth::Detached => "detached",
+            FleetHealth::Live => "live",
+            FleetHealth::Stale => "stale",
+        }
+    }
+}
+
 /// One scope's counts on their way to the store and back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 struct ScopeLink {
@@ -113,7 +125,26 @@ impl FleetLink {
     /// The delta to send: the unconfirmed one again if there is one, else
     /// everything counted since, placed in buckets of the store's time
     /// (`store_now_ms`, read from the store just before).
+    ///
+    /// Every scope in use is in the delta, with no buckets when it counted
+    /// nothing: the store's reply is its view.
     pub fn export(&mut self, now: Instant, store_now_ms: u64) -> FleetDelta {
+        let mut delta = self.export_counts(now, store_now_ms);
+        for link in &self.scopes {
+            if !delta.scopes.iter().any(|s| s.scope == link.name) {
+                delta.scopes.push(ScopeDelta {
+                    scope: link.name.clone(),
+                    bucket_ms: link.bucket_ms,
+                    window_ms: link.window_ms,
+                    buckets: Vec::new(),
+                });
+            }
+        }
+        crate::sort::sort_by(&mut delta.scopes, |a, b| a.scope < b.scope);
+        delta
+    }
+
+    fn export_counts(&mut self, now: Instant, store_now_ms: u64) -> FleetDelta {
         if let Some(delta) = &self.in_flight {
             return delta.clone();
         }
@@ -137,7 +168,6 @@ impl FleetLink {
                 });
             }
         }
-        crate::sort::sort_by(&mut scopes, |a, b| a.scope < b.scope);
         if scopes.is_empty() {
             return FleetDelta {
                 seq: 0,

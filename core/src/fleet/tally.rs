@@ -75,10 +75,10 @@ pub struct FleetDelta {
 }
 
 impl FleetDelta {
-    /// Whether the delta carries no counts (the store need not be written).
+    /// Whether the delta carries no counts (the store is only read).
     #[must_use]
     pub fn is_empty(&self) -> bool {
-        self.scopes.is_empty()
+        self.scopes.iter().all(|s| s.buckets.is_empty())
     }
 }
 

@@ -1,7 +1,10 @@
 //! A policy's side of the fleet exchange (see [`crate::fleet`]): the host
 //! adapter calls these from its background exchange, never from a call.
 
-use crate::fleet::{FleetDelta, FleetHealth, FleetLink, FleetView, Tally, STALE_AFTER_MS};
+use crate::error::{InputError, InputErrorCode};
+use crate::fleet::{
+    FleetDelta, FleetHealth, FleetLink, FleetView, ScopeView, Tally, STALE_AFTER_MS,
+};
 use crate::time::Instant;
 
 use super::Policy;
@@ -35,6 +38,38 @@ impl Policy {
                     .set_fleet_counts(fleet.others(name, bucket_ms, buckets));
             }
         }
+    }
+
+    /// [`Policy::fleet_apply`] for the store script's replies, one JSON
+    /// document per scope of the delta (the wire form of `crate::fleet`).
+    ///
+    /// # Errors
+    /// `invalid_fleet_view` for a reply that is not a view, or replies
+    /// read after different deltas; nothing is applied then.
+    pub fn fleet_apply_replies(
+        &mut self,
+        now: Instant,
+        replies: &[&str],
+    ) -> Result<(), InputError> {
+        let mut seq = None;
+        let mut scopes = Vec::with_capacity(replies.len());
+        for reply in replies {
+            let (read_after, view) = ScopeView::from_json(reply)?;
+            if seq.is_some_and(|seq| seq != read_after) {
+                return Err(InputError::new(
+                    InputErrorCode::InvalidFleetView,
+                    "not a fleet view: the replies were read after different deltas",
+                ));
+            }
+            seq = Some(read_after);
+            scopes.push(view);
+        }
+        let view = FleetView {
+            seq: seq.unwrap_or(0),
+            scopes,
+        };
+        self.fleet_apply(now, &view);
+        Ok(())
     }
 
     /// The exchange failed (the store is unreachable, or its reply was

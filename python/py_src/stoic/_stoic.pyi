@@ -1,10 +1,11 @@
 """Type stubs for the native module ``stoic._stoic`` (checked by stubtest)."""
 
 from collections.abc import Iterable, Mapping
-from typing import Any, final
+from typing import Any, Literal, final
 
 __all__ = [
     "CORE_VERSION",
+    "FLEET_REDIS_SCRIPT",
     "Backoff",
     "Breaker",
     "Call",
@@ -39,6 +40,7 @@ __all__ = [
 ]
 
 CORE_VERSION: str
+FLEET_REDIS_SCRIPT: str
 
 _Headers = Mapping[str, str] | Iterable[tuple[str, str]] | None
 
@@ -52,6 +54,10 @@ class Policy:
     def __new__(cls, *, records: Any = None, **config: Any) -> Policy: ...
     @staticmethod
     def from_json(text: str, *, records: Any = None) -> Policy: ...
+    def fleet_export(self, now: float, store_now_ms: int) -> tuple[int, list[tuple[str, str]]]: ...
+    def fleet_apply(self, now: float, replies: list[str]) -> None: ...
+    def fleet_failed(self) -> None: ...
+    def fleet_health(self, now: float) -> Literal["detached", "live", "stale"]: ...
     @property
     def config(self) -> dict[str, Any]: ...
     @property

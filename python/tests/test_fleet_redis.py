@@ -1,0 +1,220 @@
+"""The fleet exchange against a real redis-server on 127.0.0.1 (started here
+on a free port; `scripts/redis-tools.sh` installs it): policies share one
+retry floor, a store outage never reaches a call, and a restarted store
+resyncs without counting twice."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import redis
+import redis.asyncio
+
+import stoic
+from stoic.redis import AsyncFleetSync, FleetSync
+
+pytestmark = pytest.mark.skipif(
+    shutil.which("redis-server") is None,
+    reason="redis-server is not installed (scripts/redis-tools.sh)",
+)
+
+# No breaker: every call reaches the service. The ratio budget's only
+# allowance is its floor, one retry per second over a 10 s window: 10
+# retries per window, per process alone or for the fleet when shared.
+CONFIG = {
+    "seed": 1,
+    "max_attempts": 3,
+    "breaker": None,
+    "backoff": {"strategy": "constant", "base": 0.01, "cap": 0.01},
+    "budget": {
+        "ratio": {
+            "ratio": 0.0,
+            "min_retries_per_sec": 1.0,
+            "min_concurrent_retries": 0,
+            "window": 10,
+            "buckets": 10,
+        }
+    },
+}
+
+
+class RedisServer:
+    def __init__(self, folder: Path) -> None:
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            self.port = probe.getsockname()[1]
+        self.folder = folder
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no"),
+            ],
+            cwd=self.folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = self.client()
+        for _ in range(200):
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                time.sleep(0.02)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+    def client(self) -> redis.Redis:
+        return redis.Redis(
+            host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1
+        )
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[RedisServer]:
+    server = RedisServer(tmp_path)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
+class Clock:
+    """A virtual monotonic clock, shared by a policy and its exchange."""
+
+    def __init__(self) -> None:
+        self.t = 1_000.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def failing_call(policy: stoic.Policy, now: float) -> int:
+    """One call whose every attempt gets a 503: the attempts it made."""
+    call = policy.begin(now, "get", "api", True)
+    if not call.admitted:
+        return 0
+    attempts, t = 1, now
+    while True:
+        delay = call.on_status(t + 0.001, 503)
+        if delay is None:
+            return attempts
+        t += 0.001 + delay
+        if not call.admit(t):
+            return attempts
+        attempts += 1
+
+
+def run(server: RedisServer, shared: bool) -> int:
+    """Four processes, 50 calls each in one window: the retries made."""
+    clocks = [Clock() for _ in range(4)]
+    policies = [stoic.Policy(**CONFIG) for _ in range(4)]
+    syncs = [
+        FleetSync(p, server.client(), now=c, prefix=f"t{shared}:")
+        for p, c in zip(policies, clocks, strict=True)
+    ]
+    if shared:
+        for sync in syncs:
+            assert sync.exchange()
+    attempts = 0
+    for _ in range(50):
+        for policy, clock, sync in zip(policies, clocks, syncs, strict=True):
+            clock.t += 0.1
+            attempts += failing_call(policy, clock.t)
+            if shared:
+                assert sync.exchange()
+    return attempts - 4 * 50
+
+
+def test_four_processes_share_one_retry_floor(server: RedisServer) -> None:
+    assert run(server, shared=False) == 40
+    shared = run(server, shared=True)
+    # One floor for the fleet, plus what the view's lag lets through (each
+    # process sees the others' calls as of its own last exchange).
+    assert 10 <= shared <= 16, shared
+
+
+def test_a_store_outage_never_reaches_a_call_and_a_restart_resyncs(server: RedisServer) -> None:
+    clock = Clock()
+    errors: list[BaseException] = []
+    policy = stoic.Policy(**CONFIG)
+    sync = FleetSync(policy, server.client(), now=clock, on_error=errors.append)
+    other = FleetSync(stoic.Policy(**CONFIG), server.client(), now=clock)
+    assert sync.exchange()
+    assert other.exchange()
+    assert policy.fleet_health(clock()) == "live"
+
+    server.stop()
+    clock.t += 1
+    assert failing_call(policy, clock()) == 3  # decisions go on, locally
+    assert not sync.exchange()
+    assert isinstance(errors[-1], redis.ConnectionError)
+    clock.t += 6
+    assert policy.fleet_health(clock()) == "stale"
+    assert failing_call(policy, clock()) == 3
+
+    server.start()
+    assert sync.exchange()  # resends the delta the outage held back
+    assert sync.exchange()  # and what was counted since
+    assert policy.fleet_health(clock()) == "live"
+    client = server.client()
+    stored = {
+        key: client.hgetall(key) for key in client.scan_iter(match=f"{sync.prefix}{{api}}:b:*")
+    }
+    requests = sum(int(v.get(b"r", 0)) for v in stored.values())
+    retries = sum(int(v.get(b"t", 0)) for v in stored.values())
+    # The restarted store holds this process's two calls once each.
+    assert (requests, retries) == (2, 4)
+    # Another process sees them beside its own call.
+    failing_call(other.policy, clock())
+    assert other.exchange()
+    assert other.policy.budget_status(clock(), "api")["ratio"]["requests"] == 3
+
+
+def test_the_thread_exchanges_in_the_background(server: RedisServer) -> None:
+    policy = stoic.Policy(**CONFIG)
+    with FleetSync(policy, server.client(), interval=0.02) as sync:
+        failing_call(policy, stoic._clock.monotonic())
+        deadline = time.monotonic() + 5
+        while sync.exchanges < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert sync.exchanges >= 3
+    assert sync.failures == 0
+    assert policy.fleet_health(stoic._clock.monotonic()) == "live"
+
+
+def test_asyncio_clients_run_it_as_a_task(server: RedisServer) -> None:
+    async def main() -> int:
+        policy = stoic.Policy(**CONFIG)
+        client = redis.asyncio.Redis(host="127.0.0.1", port=server.port)
+        async with AsyncFleetSync(policy, client, interval=0.02) as sync:
+            failing_call(policy, stoic._clock.monotonic())
+            for _ in range(250):
+                if sync.exchanges >= 3:
+                    break
+                await asyncio.sleep(0.01)
+        await client.aclose()
+        assert sync.failures == 0
+        return sync.exchanges
+
+    assert asyncio.run(main()) >= 3
+
+
+def test_an_interval_must_be_positive(server: RedisServer) -> None:
+    with pytest.raises(ValueError, match="interval"):
+        FleetSync(stoic.Policy(), server.client(), interval=0)
