@@ -53,3 +53,6 @@ if [ -z "${CHROMIUM:-}" ] && ! command -v chromium >/dev/null 2>&1; then
     echo "js-tools: install it (sudo apt-get install chromium) or set CHROMIUM=/path/to/chrome." >&2
   fi
 fi
+
+# redis-server for the fleet suite (test/fleet_redis.test.js).
+scripts/redis-tools.sh

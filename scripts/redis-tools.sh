@@ -13,6 +13,6 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   # The package starts a system server on 6379; the suites use their own.
   (command -v service >/dev/null 2>&1 && service redis-server stop >/dev/null 2>&1) || true
 else
-  echo "redis-tools: redis-server is missing; install it (Debian: apt-get install redis-server)" >&2
-  exit 1
+  echo "redis-tools: redis-server is missing, so the fleet suites will be skipped (in CI, fail)." >&2
+  echo "redis-tools: install it (sudo apt-get install redis-server)." >&2
 fi

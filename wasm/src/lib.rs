@@ -21,8 +21,9 @@
 //! `stoic/full` entries) and the client module (`--no-default-features`;
 //! the browser entry), which leaves out what a web client does not need so
 //! that it downloads a quarter less: the standalone parts and log/metric
-//! helpers (`tools`), server-side idempotency (`server`) and policy
-//! snapshots (`snapshot`). The decision path is the same code in both.
+//! helpers (`tools`), server-side idempotency (`server`), policy
+//! snapshots (`snapshot`) and the fleet exchange (`fleet`). The decision
+//! path is the same code in both.
 #![warn(
     clippy::unwrap_used,
     clippy::expect_used,
@@ -57,6 +58,8 @@ pub use helpers::{
     parse_key_header_value, parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
 pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
+#[cfg(feature = "fleet")]
+pub use policy::fleet::fleet_redis_script;
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics};

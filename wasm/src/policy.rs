@@ -23,6 +23,8 @@ use crate::units::{instant, ms, opt_ms};
 use crate::value::js_emit;
 use crate::value::{config_doc, js_of, read_config};
 
+#[cfg(feature = "fleet")]
+pub(crate) mod fleet;
 mod shared_state;
 #[cfg(feature = "snapshot")]
 mod snapshot;

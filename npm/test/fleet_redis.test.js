@@ -1,0 +1,183 @@
+// The fleet exchange (`stoic/redis`) against a real redis-server on
+// 127.0.0.1, started here on a free port (scripts/redis-tools.sh installs
+// it), with a real ioredis client: policies share one retry floor, a store
+// outage never reaches a call, a restart resyncs.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import { createServer } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Redis from 'ioredis';
+import { Policy } from '../dist/node.js';
+import { FleetSync } from '../dist/redis.js';
+
+const hasRedis = spawnSync('redis-server', ['--version']).status === 0;
+const mustRun = process.getuid?.() === 0 || process.env.CI === 'true';
+const skip = !hasRedis && !mustRun && 'redis-server is not installed (scripts/redis-tools.sh)';
+
+// No breaker: every call reaches the service. The ratio budget's only
+// allowance is its floor, one retry per second over a 10 s window: 10
+// retries per window, per process alone or for the fleet when shared.
+const CONFIG = {
+  seed: 1,
+  maxAttempts: 3,
+  breaker: null,
+  backoff: { strategy: 'constant', baseMs: 10, capMs: 10 },
+  budget: { ratio: { ratio: 0, minRetriesPerSec: 1, minConcurrentRetries: 0, windowMs: 10_000, buckets: 10 } },
+};
+
+const freePort = () =>
+  new Promise((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+  });
+
+let port;
+let folder;
+let server;
+const clients = [];
+
+async function startRedis() {
+  server = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    cwd: folder,
+    stdio: 'ignore',
+  });
+  const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  probe.on('error', () => {});
+  for (let i = 0; i < 200; i++) {
+    try {
+      await probe.connect();
+      await probe.ping();
+      probe.disconnect();
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  }
+  throw new Error('redis-server did not start');
+}
+
+function stopRedis() {
+  return new Promise((resolve) => {
+    server.once('exit', resolve);
+    server.kill('SIGKILL');
+  });
+}
+
+/** A connected client that fails fast while the store is down and reconnects after. */
+async function client() {
+  const redis = new Redis({ port, host: '127.0.0.1', maxRetriesPerRequest: 0, enableOfflineQueue: false, retryStrategy: () => 50 });
+  redis.on('error', () => {});
+  clients.push(redis);
+  await new Promise((resolve) => redis.once('ready', resolve));
+  return redis;
+}
+
+before(async () => {
+  if (skip) return;
+  port = await freePort();
+  folder = mkdtempSync(join(tmpdir(), 'stoic-redis-'));
+  await startRedis();
+});
+
+after(async () => {
+  for (const c of clients) c.disconnect();
+  if (server && server.exitCode === null) await stopRedis();
+  if (folder) rmSync(folder, { recursive: true, force: true });
+});
+
+/** One call whose every attempt gets a 503: the attempts it made. */
+function failingCall(policy, now) {
+  const call = policy.start({ operation: 'get', scope: 'api', idempotent: true }, now);
+  let attempts = 0;
+  let t = now;
+  for (;;) {
+    if (call.beforeAttempt(t).kind !== 'proceed') break;
+    attempts += 1;
+    const decision = call.onOutcome({ kind: 'status', status: 503 }, t + 1);
+    if (decision.kind !== 'retry') break;
+    t += 1 + decision.delayMs;
+  }
+  call.close();
+  return attempts;
+}
+
+async function run(shared) {
+  const clocks = [0, 1, 2, 3].map(() => ({ t: 1_000_000 }));
+  const policies = clocks.map(() => new Policy(CONFIG));
+  const syncs = [];
+  for (const [i, p] of policies.entries()) {
+    syncs.push(new FleetSync(p, await client(), { prefix: `t${shared}:`, now: () => clocks[i].t }));
+  }
+  if (shared) for (const s of syncs) assert.equal(await s.exchange(), true);
+  let attempts = 0;
+  for (let round = 0; round < 50; round++) {
+    for (let i = 0; i < 4; i++) {
+      clocks[i].t += 100;
+      attempts += failingCall(policies[i], clocks[i].t);
+      if (shared) assert.equal(await syncs[i].exchange(), true);
+    }
+  }
+  return attempts - 4 * 50;
+}
+
+test('four processes share one retry floor through Redis', { skip }, async () => {
+  assert.equal(await run(false), 40);
+  const shared = await run(true);
+  // One floor for the fleet, plus what the view's lag lets through.
+  assert.ok(shared >= 10 && shared <= 16, `the fleet retried ${shared} times`);
+});
+
+test('a store outage never reaches a call, and a restart resyncs', { skip }, async () => {
+  const clock = { t: 5_000_000 };
+  const errors = [];
+  const policy = new Policy(CONFIG);
+  const sync = new FleetSync(policy, await client(), { now: () => clock.t, onError: (e) => errors.push(e) });
+  assert.equal(await sync.exchange(), true);
+  assert.equal(sync.health(), 'live');
+
+  await stopRedis();
+  clock.t += 1000;
+  assert.equal(failingCall(policy, clock.t), 3); // decisions go on, locally
+  assert.equal(await sync.exchange(), false);
+  assert.ok(errors.length >= 1);
+  clock.t += 6000;
+  assert.equal(sync.health(), 'stale');
+
+  await startRedis();
+  let ok = false;
+  for (let i = 0; i < 100 && !ok; i++) {
+    ok = await sync.exchange();
+    if (!ok) await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.equal(ok, true, 'the exchange came back');
+  assert.equal(await sync.exchange(), true);
+  assert.equal(sync.health(), 'live');
+  const redis = await client();
+  const keys = await redis.keys('stoic:fleet:{api}:b:*');
+  let requests = 0;
+  let retries = 0;
+  for (const key of keys) {
+    const h = await redis.hgetall(key);
+    requests += Number(h.r ?? 0);
+    retries += Number(h.t ?? 0);
+  }
+  // The restarted store holds the call made during the outage, once.
+  assert.deepEqual([requests, retries], [1, 2]);
+});
+
+test('start() runs the exchange on a timer that does not hold the process', { skip }, async () => {
+  const policy = new Policy(CONFIG);
+  const sync = await new FleetSync(policy, await client(), { intervalMs: 20 }).start();
+  failingCall(policy, policy.now());
+  for (let i = 0; i < 250 && sync.exchanges < 3; i++) await new Promise((r) => setTimeout(r, 10));
+  await sync.close();
+  assert.ok(sync.exchanges >= 3);
+  assert.equal(sync.failures, 0);
+  const other = await client();
+  assert.throws(() => new FleetSync(policy, other, { intervalMs: 0 }), { code: 'out_of_range', field: 'intervalMs' });
+});
