@@ -1,0 +1,154 @@
+"""Four processes, two Python and two Node, share one scope's retry budget
+through Redis against an always-503 server on 127.0.0.1, and the same run
+with sharing off, for comparison: `run()` for the test suite, and the command
+line for `make fleet-demo`.
+
+Starts its own redis-server on a free port unless REDIS_URL is set.
+Amplification is the server's requests per call the workers made.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+@contextmanager
+def redis_url() -> Iterator[str]:
+    """REDIS_URL, or a redis-server of its own for the run."""
+    given = os.environ.get("REDIS_URL")
+    if given:
+        yield given
+        return
+    if shutil.which("redis-server") is None:
+        raise SystemExit(
+            "redis-server is missing: scripts/redis-tools.sh installs it, or set REDIS_URL"
+        )
+    port = free_port()
+    with tempfile.TemporaryDirectory() as folder:
+        server = subprocess.Popen(
+            [
+                "redis-server",
+                "--port",
+                str(port),
+                "--bind",
+                "127.0.0.1",
+                "--save",
+                "",
+                "--appendonly",
+                "no",
+            ],
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            for _ in range(200):
+                with socket.socket() as probe:
+                    if probe.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                time.sleep(0.02)
+            yield f"redis://127.0.0.1:{port}/0"
+        finally:
+            server.kill()
+            server.wait()
+
+
+class Failing(BaseHTTPRequestHandler):
+    """503 to every request, counted."""
+
+    count = 0
+    lock = threading.Lock()
+
+    def do_GET(self) -> None:
+        with Failing.lock:
+            Failing.count += 1
+        self.send_response(503)
+        self.send_header("content-length", "0")
+        self.end_headers()
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def run(seconds: float, share: bool, url_of_redis: str, pause: float = 0.05) -> dict[str, Any]:
+    """One run of the four workers: calls, requests, amplification."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    Failing.count = 0
+    url = f"http://127.0.0.1:{server.server_address[1]}/always-503"
+    common = [
+        "--url",
+        url,
+        "--redis",
+        url_of_redis,
+        "--seconds",
+        str(seconds),
+        "--pause",
+        str(pause),
+    ]
+    if share:
+        common.append("--share")
+    commands = [
+        [sys.executable, str(HERE / "worker.py"), *common],
+        [sys.executable, str(HERE / "worker.py"), *common],
+        ["node", str(HERE / "worker.mjs"), *common],
+        ["node", str(HERE / "worker.mjs"), *common],
+    ]
+    workers = [subprocess.Popen(c, stdout=subprocess.PIPE, text=True) for c in commands]
+    reports = []
+    for command, worker in zip(commands, workers, strict=True):
+        out, _ = worker.communicate(timeout=seconds + 60)
+        if worker.returncode != 0:
+            raise RuntimeError(f"a worker failed ({command[1]}): {out}")
+        reports.append(json.loads(out.strip().splitlines()[-1]))
+    server.shutdown()
+    calls = sum(r["calls"] for r in reports)
+    return {
+        "share": share,
+        "workers": reports,
+        "calls": calls,
+        "requests": Failing.count,
+        "amplification": Failing.count / calls if calls else 0.0,
+    }
+
+
+def main() -> None:
+    seconds = float(os.environ.get("FLEET_SECONDS", "10"))
+    with redis_url() as url:
+        for share in (False, True):
+            label = "shared" if share else "not shared"
+            print(
+                f"fleet run, budget {label}: 2 Python + 2 Node workers, "
+                f"{seconds:g} s against an always-503 server"
+            )
+            result = run(seconds, share, url)
+            for worker in result["workers"]:
+                print(f"  {worker['language']:7} calls {worker['calls']}")
+            print(f"  requests at the server: {result['requests']} for {result['calls']} calls")
+            print(f"fleet amplification: {result['amplification']:.3f}")
+
+
+if __name__ == "__main__":
+    main()
