@@ -55,6 +55,7 @@
 //! validates the config again and repairs the window's bounds.
 
 mod config;
+mod fleet;
 mod snapshot;
 mod state;
 mod window;
@@ -91,6 +92,10 @@ pub struct Breaker {
     /// Permits of this generation issued and not yet handed back: a permit
     /// counts once, when its serial number leaves this list.
     permits: Serials,
+    /// With a fleet attached (`crate::fleet`), whether this process holds
+    /// the fleet's half-open probe lease: an open breaker whose cooldown
+    /// has elapsed probes only with it. `None`: no fleet, probe as usual.
+    probe_lease: Option<bool>,
 }
 
 /// What the host reports back with a permit.
@@ -135,6 +140,7 @@ impl Breaker {
             transitions: VecDeque::new(),
             transitions_dropped: 0,
             permits: Serials::default(),
+            probe_lease: None,
         }
     }
 
@@ -311,7 +317,14 @@ impl Breaker {
         match (self.state, input) {
             (BreakerState::Closed { .. }, Input::Acquire) => Effect::Admitted(self.issue(false)),
             (BreakerState::Open { until, .. }, Input::Acquire) => {
-                if now >= until {
+                if now >= until && self.probe_lease == Some(false) {
+                    // Another process of the fleet holds this cooldown's
+                    // probe: wait for its verdict.
+                    Effect::Refused(Rejected {
+                        reason: RejectReason::CircuitOpen,
+                        retry_at: None,
+                    })
+                } else if now >= until {
                     let probe = BreakerState::HalfOpen {
                         probes_in_flight: 1,
                         successes: 0,

@@ -49,4 +49,4 @@ pub const REDIS_SCRIPT: &str = include_str!("fleet/exchange.lua");
 /// ([`FleetHealth::Stale`]): five exchanges at the adapters' default
 /// interval of one second.
 pub const STALE_AFTER_MS: u64 = 5_000;
-pub use tally::{FleetDelta, FleetView, ScopeDelta, ScopeView, Tally};
+pub use tally::{BreakerFacts, FleetDelta, FleetView, ScopeDelta, ScopeView, Tally};

@@ -70,6 +70,8 @@ impl Store {
                 scope: "api".to_owned(),
                 bucket_ms: 1000,
                 buckets: self.buckets.iter().map(|(b, t)| (*b, *t)).collect(),
+                open_until: None,
+                lease: false,
             }],
         };
         policy.fleet_apply(Instant::from_millis(now), &view);

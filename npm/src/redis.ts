@@ -109,7 +109,7 @@ export class FleetSync {
     } catch (error) {
       // A store error is an event, never the caller's.
       this.failures += 1;
-      this.policy.core.fleetFailed();
+      this.policy.core.fleetFailed(this.#now());
       try {
         this.#onError?.(error);
       } catch {

@@ -80,7 +80,9 @@ export type TransitionReason =
   | 'cooldown_elapsed'
   | 'probe_failed'
   | 'probe_slow'
-  | 'probes_succeeded';
+  | 'probes_succeeded'
+  | 'fleet_opened'
+  | 'fleet_closed';
 
 // ---------------------------------------------------------------- config
 

@@ -453,8 +453,10 @@ impl Policy {
     }
 
     /// The exchange failed: its delta is sent again next time.
-    fn fleet_failed(&self) {
-        self.lock().fleet_failed();
+    fn fleet_failed(&self, now: Secs) -> PyResult<()> {
+        let now = now.instant("now")?;
+        self.lock().fleet_failed(now);
+        Ok(())
     }
 
     /// `detached`, `live` or `stale`: whether decisions see the fleet.

@@ -222,3 +222,54 @@ def test_asyncio_clients_run_it_as_a_task(server: RedisServer) -> None:
 def test_an_interval_must_be_positive(server: RedisServer) -> None:
     with pytest.raises(ValueError, match="interval"):
         FleetSync(stoic.Policy(), server.client(), interval=0)
+
+
+BREAKER = {
+    "seed": 1,
+    "max_attempts": 1,
+    "budget": {"ratio": None},
+    "breaker": {
+        "trip": {"kind": "consecutive_failures", "threshold": 2},
+        "cooldown": 1.0,
+        "half_open": {"max_probes": 1, "success_threshold": 1},
+    },
+}
+
+
+def test_the_breaker_opens_everywhere_and_one_process_probes(server: RedisServer) -> None:
+    # Real time: the store's clock and the processes' advance together, as
+    # in a deployment (the shared open period is kept in the store's time).
+    clock = stoic._clock.monotonic
+    a, b = stoic.Policy(**BREAKER), stoic.Policy(**BREAKER)
+    sync_a = FleetSync(a, server.client(), now=clock)
+    sync_b = FleetSync(b, server.client(), now=clock)
+    # B has called the scope before (a healthy call), so it shares it.
+    assert b.begin(clock(), "get", "api", True).on_success(clock())
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+
+    for _ in range(2):
+        a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+    assert a.breaker_state("api") == "open"
+    assert b.breaker_state("api") == "closed"
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+    assert b.breaker_state("api") == "open", "B opened within one exchange of A's trip"
+    assert not b.begin(clock(), "get", "api", True).admitted
+
+    time.sleep(1.1)  # the cooldown elapses in both
+    assert sync_a.exchange()  # A asks first and gets the lease
+    assert sync_b.exchange()
+    probes = 0
+    b_call = b.begin(clock(), "get", "api", True)
+    assert not b_call.admitted, "B waits for the fleet's probe"
+    a_call = a.begin(clock(), "get", "api", True)
+    assert a_call.admitted
+    probes += 1
+    assert a_call.on_success(clock() + 0.01)
+    assert a.breaker_state("api") == "closed"
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+    assert b.breaker_state("api") == "closed", "A's verdict closed B"
+    assert probes == 1
+    assert b.begin(clock(), "get", "api", True).admitted

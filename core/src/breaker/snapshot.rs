@@ -51,6 +51,8 @@ impl Section for Breaker {
             transitions,
             transitions_dropped,
             permits: f.section("permits", Serials::default()),
+            // Process-local: a restored breaker waits for its fleet's view.
+            probe_lease: None,
         }
     }
 

@@ -155,11 +155,16 @@ pub enum TransitionReason {
     ProbeSlow,
     /// Half-open -> closed: enough probes succeeded.
     ProbesSucceeded,
+    /// Closed or half-open -> open: another process of the fleet tripped
+    /// (or reopened) the scope's breaker (`crate::fleet`).
+    FleetOpened,
+    /// Open -> closed: the fleet's probe succeeded in another process.
+    FleetClosed,
 }
 
 impl TransitionReason {
     /// Every reason, for reading codes.
-    pub const ALL: [TransitionReason; 7] = [
+    pub const ALL: [TransitionReason; 9] = [
         TransitionReason::ConsecutiveFailures,
         TransitionReason::FailureRate,
         TransitionReason::SlowCallRate,
@@ -167,6 +172,8 @@ impl TransitionReason {
         TransitionReason::ProbeFailed,
         TransitionReason::ProbeSlow,
         TransitionReason::ProbesSucceeded,
+        TransitionReason::FleetOpened,
+        TransitionReason::FleetClosed,
     ];
 
     /// The stable snake_case code.
@@ -180,6 +187,8 @@ impl TransitionReason {
             TransitionReason::ProbeFailed => "probe_failed",
             TransitionReason::ProbeSlow => "probe_slow",
             TransitionReason::ProbesSucceeded => "probes_succeeded",
+            TransitionReason::FleetOpened => "fleet_opened",
+            TransitionReason::FleetClosed => "fleet_closed",
         }
     }
 }

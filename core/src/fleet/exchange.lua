@@ -6,18 +6,25 @@
 --          every key of a scope lives in one Redis Cluster slot
 -- ARGV[1]  the process's id (random per attached policy)
 -- ARGV[2]  the scope's delta (JSON): scope, seq, bucket_ms, window_ms,
---          buckets [[index, first_attempts, retries], ...]
+--          buckets [[index, first_attempts, retries], ...], breaker (null,
+--          or opened_until, closed_until, wants_probe, lease_ms)
 --
 -- Keys: "<base>:b:<index>" a hash {r = first attempts, t = retries} that
 -- expires a window after its bucket ends; "<base>:seq:<id>" the last
--- sequence number applied for that process (a resent delta counts once).
--- Returns the scope's view (JSON): scope, seq, bucket_ms, buckets.
+-- sequence number applied for that process (a resent delta counts once);
+-- "<base>:open" the fleet's breaker open until then (ms of Redis' clock;
+-- kept past its end until a probe's verdict, so that no process closes
+-- without one); "<base>:lease" the id of the process that holds the
+-- half-open probe, for one cooldown.
+-- Returns the scope's view (JSON): scope, seq, bucket_ms, buckets,
+-- open_until (absent when closed), lease (whether this process holds it).
 local base = KEYS[1]
 local delta = cjson.decode(ARGV[2])
 local seq = tonumber(delta.seq)
 local bucket_ms = tonumber(delta.bucket_ms)
 local window_ms = tonumber(delta.window_ms)
 local ttl = window_ms + bucket_ms
+local lease, open_until = false, nil
 
 if seq > 0 then
   local seq_key = base .. ':seq:' .. ARGV[1]
@@ -34,6 +41,45 @@ if seq > 0 then
   end
 end
 
+local breaker = delta.breaker
+if type(breaker) == 'table' then
+  local open_key, lease_key = base .. ':open', base .. ':lease'
+  local holder = redis.call('GET', lease_key)
+  local opened = tonumber(breaker.opened_until)
+  local closed = tonumber(breaker.closed_until)
+  if opened then
+    local current = tonumber(redis.call('GET', open_key) or '0')
+    if opened > current then
+      redis.call('SET', open_key, string.format('%d', opened), 'PX', 86400000)
+    end
+  end
+  if closed then
+    -- Closes the open period the probe was for, not a later one.
+    local current = tonumber(redis.call('GET', open_key) or '0')
+    if current <= closed then
+      redis.call('DEL', open_key)
+    end
+  end
+  if (opened or closed) and holder == ARGV[1] then
+    -- The probe's verdict is in: the next cooldown's probe is anyone's.
+    redis.call('DEL', lease_key)
+    holder = false
+  end
+  if breaker.wants_probe == true and redis.call('EXISTS', open_key) == 1 then
+    local lease_ms = math.max(tonumber(breaker.lease_ms) or 0, 1)
+    if redis.call('SET', lease_key, ARGV[1], 'NX', 'PX', lease_ms) then
+      holder = ARGV[1]
+    else
+      holder = redis.call('GET', lease_key)
+    end
+  end
+  lease = holder == ARGV[1]
+  local raw = redis.call('GET', open_key)
+  if raw then
+    open_until = tonumber(raw)
+  end
+end
+
 local time = redis.call('TIME')
 local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local newest = math.floor(now_ms / bucket_ms)
@@ -45,4 +91,5 @@ for index = newest - span, newest do
     buckets[#buckets + 1] = {index, tonumber(counts[1] or '0'), tonumber(counts[2] or '0')}
   end
 end
-return cjson.encode({scope = delta.scope, seq = seq, bucket_ms = bucket_ms, buckets = buckets})
+return cjson.encode({scope = delta.scope, seq = seq, bucket_ms = bucket_ms, buckets = buckets,
+                     open_until = open_until, lease = lease or false})

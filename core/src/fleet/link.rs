@@ -1,10 +1,11 @@
 //! One process's side of the exchange: what it counted since its last
 //! export, what it exported, and the other processes' counts it last saw.
 
+use crate::breaker::{Breaker, BreakerState, BreakerStateCode, TransitionReason};
 use crate::ring::BucketRing;
 use crate::time::Instant;
 
-use super::tally::{FleetDelta, FleetView, ScopeDelta, Tally};
+use super::tally::{BreakerFacts, FleetDelta, FleetView, ScopeDelta, Tally};
 
 /// Whether decisions see the fleet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +47,27 @@ struct ScopeLink {
     /// The other processes' counts at the last view, by bucket of the
     /// store's time.
     others: Vec<(u64, Tally)>,
+    /// The scope's breaker as this process knows it, if it has one.
+    breaker: Option<BreakerLink>,
+}
+
+/// One scope's breaker facts on their way to the store and back. Times are
+/// this process's (ms) until exported.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct BreakerLink {
+    /// Opened by this process since the last export: until then.
+    opened_until: Option<u64>,
+    /// Closed by this process's probe since the last export, ending the
+    /// open period that lasted until then (the store's time already: the
+    /// fleet's period, as the last view had it, or this process's own).
+    closed_until: Option<u64>,
+    /// The end of the open period this process last saw.
+    last_until: Option<u64>,
+    wants_probe: bool,
+    lease_ms: u64,
+    /// The fleet's facts at the last view (store ms), and the lease.
+    fleet_open_until: Option<u64>,
+    lease: bool,
 }
 
 /// A process's link to its fleet (see the [module docs](super)).
@@ -100,6 +122,7 @@ impl FleetLink {
                     pending: Vec::new(),
                     exported: Vec::new(),
                     others: Vec::new(),
+                    breaker: None,
                 });
                 self.scopes.len().saturating_sub(1)
             }
@@ -131,13 +154,25 @@ impl FleetLink {
     pub fn export(&mut self, now: Instant, store_now_ms: u64) -> FleetDelta {
         let mut delta = self.export_counts(now, store_now_ms);
         for link in &self.scopes {
-            if !delta.scopes.iter().any(|s| s.scope == link.name) {
-                delta.scopes.push(ScopeDelta {
+            // What this process wants now, even in a delta sent again.
+            let now_facts = link.breaker.map(|b| BreakerFacts {
+                wants_probe: b.wants_probe,
+                lease_ms: b.lease_ms,
+                ..BreakerFacts::default()
+            });
+            match delta.scopes.iter_mut().find(|s| s.scope == link.name) {
+                Some(sent) => {
+                    if let (Some(facts), Some(now_facts)) = (sent.breaker.as_mut(), now_facts) {
+                        facts.wants_probe = now_facts.wants_probe;
+                    }
+                }
+                None => delta.scopes.push(ScopeDelta {
                     scope: link.name.clone(),
                     bucket_ms: link.bucket_ms,
                     window_ms: link.window_ms,
                     buckets: Vec::new(),
-                });
+                    breaker: now_facts,
+                }),
             }
         }
         crate::sort::sort_by(&mut delta.scopes, |a, b| a.scope < b.scope);
@@ -159,12 +194,23 @@ impl FleetLink {
                     u64::try_from(start.max(0) / i128::from(link.bucket_ms)).unwrap_or(0);
                 add_at(&mut buckets, store_bucket, tally);
             }
-            if !buckets.is_empty() {
+            let to_store =
+                |local: u64| u64::try_from((i128::from(local) + offset).max(0)).unwrap_or(0);
+            let breaker = link.breaker.as_mut().map(|b| BreakerFacts {
+                opened_until: b.opened_until.take().map(to_store),
+                closed_until: b.closed_until.take(),
+                wants_probe: b.wants_probe,
+                lease_ms: b.lease_ms,
+            });
+            let facts =
+                breaker.is_some_and(|b| b.opened_until.is_some() || b.closed_until.is_some());
+            if !buckets.is_empty() || facts {
                 scopes.push(ScopeDelta {
                     scope: link.name.clone(),
                     bucket_ms: link.bucket_ms,
                     window_ms: link.window_ms,
                     buckets,
+                    breaker,
                 });
             }
         }
@@ -231,6 +277,10 @@ impl FleetLink {
                     .fold(Tally::default(), |sum, (_, t)| sum.plus(*t));
                 confirmed.plus(unconfirmed)
             };
+            if let Some(breaker) = link.breaker.as_mut() {
+                breaker.fleet_open_until = seen.open_until;
+                breaker.lease = seen.lease;
+            }
             let others: Vec<(u64, Tally)> = seen
                 .buckets
                 .iter()
@@ -252,6 +302,70 @@ impl FleetLink {
     pub fn failed(&mut self) {
         // Nothing to undo: `export` hands the same delta back until a view
         // confirms it, and counts made meanwhile wait in `pending`.
+    }
+
+    /// Learns what `breaker` (of `scope`) did since the last call: its
+    /// queued transitions, not yet turned into events, and whether it wants
+    /// the probe. The policy calls it after every step of a call.
+    pub fn note_breaker(
+        &mut self,
+        scope: &str,
+        bucket_ms: u64,
+        window_ms: u64,
+        breaker: &Breaker,
+        now: Instant,
+    ) {
+        let offset = self.offset;
+        let to_store = |local: u64| u64::try_from((i128::from(local) + offset).max(0)).unwrap_or(0);
+        let Some(link) = self.scope_mut(scope, bucket_ms, window_ms) else {
+            return;
+        };
+        let facts = link.breaker.get_or_insert_with(BreakerLink::default);
+        for t in breaker.queued_transitions() {
+            match (t.from, t.to, t.reason) {
+                (_, _, TransitionReason::FleetOpened | TransitionReason::FleetClosed) => {}
+                (_, BreakerStateCode::Open, _) => {
+                    if let BreakerState::Open { until, .. } = breaker.state() {
+                        facts.opened_until = Some(until.as_millis());
+                    }
+                }
+                (BreakerStateCode::HalfOpen, BreakerStateCode::Closed, _) => {
+                    // The period the probe was for, in the store's time:
+                    // the fleet's as last seen, or this process's own (the
+                    // offset moves by the store's round trip, so its own
+                    // end, converted again, may fall a little short).
+                    let own = facts.last_until.map(to_store);
+                    facts.closed_until = own.max(facts.fleet_open_until);
+                    facts.opened_until = None;
+                }
+                _ => {}
+            }
+        }
+        if let BreakerState::Open { until, .. } = breaker.state() {
+            facts.last_until = Some(until.as_millis());
+        }
+        facts.wants_probe = breaker.wants_probe(now);
+        facts.lease_ms = breaker.cooldown_ms();
+    }
+
+    /// The fleet's breaker facts for `scope` at the last view, in this
+    /// process's time: `(open until, lease held, own open not yet shared)`.
+    #[must_use]
+    pub fn breaker_view(&self, scope: &str) -> Option<(Option<Instant>, bool, bool)> {
+        let link = self.scopes.iter().find(|s| s.name == scope)?;
+        let facts = link.breaker?;
+        let local = |store: u64| {
+            Instant::from_millis(
+                u64::try_from((i128::from(store) - self.offset).max(0)).unwrap_or(0),
+            )
+        };
+        let unshared = facts.opened_until.is_some()
+            || self
+                .in_flight
+                .iter()
+                .flat_map(|d| d.scopes.iter())
+                .any(|s| s.scope == scope && s.breaker.is_some_and(|b| b.opened_until.is_some()));
+        Some((facts.fleet_open_until.map(local), facts.lease, unshared))
     }
 
     /// Whether decisions at `now` see the fleet.

@@ -59,6 +59,26 @@ pub struct ScopeDelta {
     pub window_ms: u64,
     /// `(bucket index, counts)`, oldest first, no empty ones.
     pub buckets: Vec<(u64, Tally)>,
+    /// The scope's breaker, if it has one: what the fleet learns of it.
+    pub breaker: Option<BreakerFacts>,
+}
+
+/// What one process tells the fleet of a scope's breaker. Times are the
+/// store's (ms).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BreakerFacts {
+    /// It opened (tripped, or a probe failed) since the last export: open
+    /// until then. The fleet keeps the latest end.
+    pub opened_until: Option<u64>,
+    /// Its probe succeeded since the last export, ending the open period
+    /// that lasted until this time: the fleet's breaker closes, unless it
+    /// was opened again for longer meanwhile.
+    pub closed_until: Option<u64>,
+    /// Its cooldown has elapsed (or a probe is under way): it asks for the
+    /// probe lease, held for `lease_ms`.
+    pub wants_probe: bool,
+    /// The breaker's cooldown: one probe per cooldown for the fleet.
+    pub lease_ms: u64,
 }
 
 /// One exchange's worth of counts from one process.
@@ -91,6 +111,11 @@ pub struct ScopeView {
     pub bucket_ms: u64,
     /// `(bucket index, counts)` of the buckets in the window.
     pub buckets: Vec<(u64, Tally)>,
+    /// The fleet's breaker is open until then (store ms; possibly past,
+    /// when the probe's verdict is not in yet); `None`: closed.
+    pub open_until: Option<u64>,
+    /// Whether this process holds the probe lease.
+    pub lease: bool,
 }
 
 /// The fleet's totals, read right after the delta was applied.

@@ -72,6 +72,8 @@ impl Store {
                     scope,
                     bucket_ms: BUCKET_MS,
                     buckets,
+                    open_until: None,
+                    lease: false,
                 })
                 .collect(),
         };

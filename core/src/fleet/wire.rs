@@ -3,17 +3,35 @@
 //! `cjson`), so no adapter shapes a delta or a view itself.
 //!
 //! A scope's delta: `{"scope", "seq", "bucket_ms", "window_ms", "buckets":
-//! [[index, first_attempts, retries], ...]}`. The script's reply, a scope's
-//! view: `{"scope", "seq", "bucket_ms", "buckets": [...]}`, with `buckets`
-//! an empty object when there are none (`cjson` writes an empty table so).
+//! [[index, first_attempts, retries], ...], "breaker": null or
+//! {"opened_until", "closed_until", "wants_probe", "lease_ms"}}`. The
+//! script's reply, a scope's view: `{"scope", "seq", "bucket_ms", "buckets":
+//! [...], "open_until", "lease"}`, with `buckets` an empty object when there
+//! are none (`cjson` writes an empty table so) and `open_until` absent when
+//! the fleet's breaker is closed. Times are the store's, in ms.
 
 use crate::error::{InputError, InputErrorCode};
 use crate::schema::Value;
 
-use super::tally::{FleetDelta, ScopeView, Tally};
+use super::tally::{BreakerFacts, FleetDelta, ScopeView, Tally};
 
 fn int(n: u64) -> Value {
     Value::Int(i128::from(n))
+}
+
+fn opt_int(n: Option<u64>) -> Value {
+    n.map_or(Value::Null, int)
+}
+
+fn breaker_value(facts: Option<BreakerFacts>) -> Value {
+    facts.map_or(Value::Null, |f| {
+        Value::Map(vec![
+            ("opened_until".to_owned(), opt_int(f.opened_until)),
+            ("closed_until".to_owned(), opt_int(f.closed_until)),
+            ("wants_probe".to_owned(), Value::Bool(f.wants_probe)),
+            ("lease_ms".to_owned(), int(f.lease_ms)),
+        ])
+    })
 }
 
 fn buckets_value(buckets: &[(u64, Tally)]) -> Value {
@@ -38,6 +56,7 @@ impl FleetDelta {
                     ("bucket_ms".to_owned(), int(s.bucket_ms)),
                     ("window_ms".to_owned(), int(s.window_ms)),
                     ("buckets".to_owned(), buckets_value(&s.buckets)),
+                    ("breaker".to_owned(), breaker_value(s.breaker)),
                 ]);
                 (s.scope.clone(), doc.to_json_text())
             })
@@ -107,12 +126,23 @@ impl ScopeView {
             _ => return Err(invalid("`buckets` is not a list")),
         }
         crate::sort::sort_by(&mut buckets, |a, b| a.0 < b.0);
+        let open_until = match entries.iter().find(|(k, _)| k == "open_until") {
+            None | Some((_, Value::Null)) => None,
+            Some((_, value)) => Some(count(value, "open_until")?),
+        };
+        let lease = match entries.iter().find(|(k, _)| k == "lease") {
+            None => false,
+            Some((_, Value::Bool(held))) => *held,
+            Some(_) => return Err(invalid("`lease` is not a boolean")),
+        };
         Ok((
             seq,
             ScopeView {
                 scope: scope.clone(),
                 bucket_ms,
                 buckets,
+                open_until,
+                lease,
             },
         ))
     }
@@ -139,14 +169,23 @@ mod tests {
                         retries: 1,
                     },
                 )],
+                breaker: Some(BreakerFacts {
+                    opened_until: Some(70_000),
+                    closed_until: None,
+                    wants_probe: false,
+                    lease_ms: 60_000,
+                }),
             }],
         };
         assert_eq!(
             delta.scope_texts(),
             vec![(
                 "api".to_owned(),
-                r#"{"scope":"api","seq":4,"bucket_ms":1000,"window_ms":10000,"buckets":[[9,3,1]]}"#
-                    .to_owned()
+                concat!(
+                    r#"{"scope":"api","seq":4,"bucket_ms":1000,"window_ms":10000,"buckets":[[9,3,1]],"#,
+                    r#""breaker":{"opened_until":70000,"closed_until":null,"wants_probe":false,"lease_ms":60000}}"#
+                )
+                .to_owned()
             )]
         );
     }
@@ -181,6 +220,10 @@ mod tests {
             ScopeView::from_json(r#"{"scope":"api","seq":0,"bucket_ms":1000,"buckets":{}}"#)
                 .unwrap();
         assert!(empty.buckets.is_empty());
+        assert_eq!((empty.open_until, empty.lease), (None, false));
+        let (_, open) =
+            ScopeView::from_json(r#"{"scope":"api","seq":1,"bucket_ms":1000,"buckets":{},"open_until":5000,"lease":true}"#).unwrap();
+        assert_eq!((open.open_until, open.lease), (Some(5000), true));
         for bad in [
             "[]",
             r#"{"scope":"api"}"#,

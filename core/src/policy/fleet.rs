@@ -5,6 +5,7 @@ use crate::error::{InputError, InputErrorCode};
 use crate::fleet::{
     FleetDelta, FleetHealth, FleetLink, FleetView, ScopeView, Tally, STALE_AFTER_MS,
 };
+use crate::scope::ScopeState;
 use crate::time::Instant;
 
 use super::Policy;
@@ -18,8 +19,20 @@ impl Policy {
     pub fn fleet_export(&mut self, now: Instant, store_now_ms: u64) -> FleetDelta {
         let now = self.clock.observe(now);
         self.fleet
-            .get_or_insert_with(|| FleetLink::new(STALE_AFTER_MS))
-            .export(now, store_now_ms)
+            .get_or_insert_with(|| FleetLink::new(STALE_AFTER_MS));
+        // What each breaker wants now (a cooldown may have elapsed since
+        // its last step), and any transition not yet seen.
+        for index in 0..self.scopes.len() {
+            self.flush(index, now);
+        }
+        match self.fleet.as_mut() {
+            Some(fleet) => fleet.export(now, store_now_ms),
+            None => FleetDelta {
+                seq: 0,
+                store_now_ms,
+                scopes: Vec::new(),
+            },
+        }
     }
 
     /// Takes the fleet's totals, read by the store right after it applied
@@ -37,6 +50,20 @@ impl Policy {
                     .budget
                     .set_fleet_counts(fleet.others(name, bucket_ms, buckets));
             }
+            if let (Some(breaker), Some((open_until, lease, unshared))) =
+                (scope.breaker.as_mut(), fleet.breaker_view(name))
+            {
+                breaker.set_probe_lease(Some(lease));
+                match open_until {
+                    Some(until) => breaker.adopt_open(now, until),
+                    // An own trip the store has not seen yet stays open.
+                    None if !unshared => breaker.adopt_closed(now),
+                    None => {}
+                }
+            }
+        }
+        for index in 0..self.scopes.len() {
+            self.flush(index, now);
         }
     }
 
@@ -75,9 +102,19 @@ impl Policy {
     /// The exchange failed (the store is unreachable, or its reply was
     /// lost): the delta is sent again at the next one. Decisions go on
     /// with the counts they have.
-    pub fn fleet_failed(&mut self) {
-        if let Some(fleet) = self.fleet.as_mut() {
-            fleet.failed();
+    ///
+    /// Once the view is stale ([`FleetHealth::Stale`]) the breakers no
+    /// longer wait for a probe lease: each probes on its own, as alone.
+    pub fn fleet_failed(&mut self, now: Instant) {
+        let now = self.clock.observe(now);
+        let Some(fleet) = self.fleet.as_mut() else {
+            return;
+        };
+        fleet.failed();
+        if fleet.health(now) == FleetHealth::Stale {
+            for breaker in self.scopes.iter_mut().filter_map(|s| s.breaker.as_mut()) {
+                breaker.set_probe_lease(None);
+            }
         }
     }
 
@@ -99,9 +136,20 @@ impl Policy {
         ) else {
             return;
         };
-        if let Some((bucket_ms, buckets)) = scope.budget.ratio_geometry() {
-            let window_ms = bucket_ms.saturating_mul(u64::from(buckets));
+        if scope.budget.ratio_geometry().is_some() {
+            let (bucket_ms, window_ms) = geometry(scope);
             fleet.count(name, bucket_ms, window_ms, now, tally);
         }
     }
+}
+
+/// The buckets a scope shares its counts in: its ratio budget's, or one
+/// second over a minute when it has none (only its breaker is shared).
+pub(super) fn geometry(scope: &ScopeState) -> (u64, u64) {
+    scope
+        .budget
+        .ratio_geometry()
+        .map_or((1000, 60_000), |(bucket_ms, buckets)| {
+            (bucket_ms, bucket_ms.saturating_mul(u64::from(buckets)))
+        })
 }

@@ -83,7 +83,7 @@ class _Exchange:
 
     def failed(self, error: BaseException) -> None:
         self.failures += 1
-        self.policy.fleet_failed()
+        self.policy.fleet_failed(self.now())
         if self.on_error is not None:
             # A reporting hook that raises never stops the exchange.
             with contextlib.suppress(Exception):

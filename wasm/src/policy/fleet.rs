@@ -52,8 +52,8 @@ impl CorePolicy {
 
     /// The exchange failed: its delta is sent again next time.
     #[wasm_bindgen(js_name = fleetFailed)]
-    pub fn fleet_failed(&mut self) {
-        self.inner.fleet_failed();
+    pub fn fleet_failed(&mut self, now: f64) {
+        self.inner.fleet_failed(instant(now));
     }
 
     /// `detached`, `live` or `stale`: whether decisions see the fleet.
