@@ -1,10 +1,12 @@
-"""Four processes, two Python and two Node, share one scope's retry budget
-through Redis against an always-503 server on 127.0.0.1, and the same run
-with sharing off, for comparison: `run()` for the test suite, and the command
-line for `make fleet-demo`.
+"""Four processes, two Python and two Node, share one scope through Redis
+against an always-503 server on 127.0.0.1, and the same runs with sharing
+off, for comparison: `run()` for the test suite, and the command line for
+`make fleet-demo`. Two configs: `config.json` (a ratio budget, no breaker:
+amplification is the server's requests per call the workers made) and
+`breaker.json` (a breaker with a 1 s cooldown: probes per cooldown are the
+requests the server saw per cooldown once every breaker had opened).
 
 Starts its own redis-server on a free port unless REDIS_URL is set.
-Amplification is the server's requests per call the workers made.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 HERE = Path(__file__).resolve().parent
 
@@ -76,14 +78,16 @@ def redis_url() -> Iterator[str]:
 
 
 class Failing(BaseHTTPRequestHandler):
-    """503 to every request, counted."""
+    """503 to every request, counted and timed."""
 
     count = 0
+    times: ClassVar[list[float]] = []
     lock = threading.Lock()
 
     def do_GET(self) -> None:
         with Failing.lock:
             Failing.count += 1
+            Failing.times.append(time.monotonic())
         self.send_response(503)
         self.send_header("content-length", "0")
         self.end_headers()
@@ -92,11 +96,20 @@ class Failing(BaseHTTPRequestHandler):
         pass
 
 
-def run(seconds: float, share: bool, url_of_redis: str, pause: float = 0.05) -> dict[str, Any]:
-    """One run of the four workers: calls, requests, amplification."""
+def run(
+    seconds: float,
+    share: bool,
+    url_of_redis: str,
+    pause: float = 0.05,
+    config: str = "config.json",
+) -> dict[str, Any]:
+    """One run of the four workers: calls, requests, amplification, and the
+    server's requests per second over the run's second half."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     Failing.count = 0
+    Failing.times = []
+    started = time.monotonic()
     url = f"http://127.0.0.1:{server.server_address[1]}/always-503"
     common = [
         "--url",
@@ -108,6 +121,7 @@ def run(seconds: float, share: bool, url_of_redis: str, pause: float = 0.05) -> 
         "--pause",
         str(pause),
     ]
+    common += ["--config", str(HERE / config)]
     if share:
         common.append("--share")
     commands = [
@@ -125,12 +139,18 @@ def run(seconds: float, share: bool, url_of_redis: str, pause: float = 0.05) -> 
         reports.append(json.loads(out.strip().splitlines()[-1]))
     server.shutdown()
     calls = sum(r["calls"] for r in reports)
+    # The second half of the run, while every worker is still calling
+    # (they start within a second, Node's and Python's imports), is the
+    # steady state.
+    half = started + seconds / 2
+    late = [t for t in Failing.times if half <= t <= started + seconds]
     return {
         "share": share,
         "workers": reports,
         "calls": calls,
         "requests": Failing.count,
         "amplification": Failing.count / calls if calls else 0.0,
+        "late_requests_per_second": len(late) / (seconds / 2),
     }
 
 
@@ -148,6 +168,14 @@ def main() -> None:
                 print(f"  {worker['language']:7} calls {worker['calls']}")
             print(f"  requests at the server: {result['requests']} for {result['calls']} calls")
             print(f"fleet amplification: {result['amplification']:.3f}")
+        cooldown = json.loads((HERE / "breaker.json").read_text())["breaker"]["cooldown_ms"] / 1000
+        for share in (False, True):
+            label = "shared" if share else "not shared"
+            print(f"fleet run, breaker {label} (cooldown {cooldown:g} s), {seconds:g} s")
+            result = run(seconds, share, url, config="breaker.json")
+            probes = result["late_requests_per_second"] * cooldown
+            print(f"  requests at the server: {result['requests']} for {result['calls']} calls")
+            print(f"probes per cooldown: {probes:.1f}")
 
 
 if __name__ == "__main__":

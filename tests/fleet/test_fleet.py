@@ -45,3 +45,14 @@ def test_a_shared_budget_spends_one_floor_for_four_processes(url: str) -> None:
     # (200 ms here) lets through.
     assert retries(shared) <= RATIO["ratio"] * calls_shared + FLOOR + 12, shared
     assert shared["amplification"] < alone["amplification"], (alone, shared)
+
+
+def test_a_shared_breaker_lets_one_probe_through_per_cooldown(url: str) -> None:
+    alone = run(SECONDS, share=False, url_of_redis=url, config="breaker.json")
+    shared = run(SECONDS, share=True, url_of_redis=url, config="breaker.json")
+    # The cooldown is 1 s: requests per second once open are probes per cooldown.
+    assert shared["late_requests_per_second"] <= 1.5, shared
+    assert alone["late_requests_per_second"] >= shared["late_requests_per_second"] + 1, (
+        alone,
+        shared,
+    )

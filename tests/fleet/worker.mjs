@@ -17,9 +17,10 @@ const { values } = parseArgs({
     seconds: { type: 'string' },
     pause: { type: 'string' },
     share: { type: 'boolean', default: false },
+    config: { type: 'string' },
   },
 });
-const config = JSON.parse(readFileSync(new URL('./config.json', import.meta.url), 'utf8'));
+const config = JSON.parse(readFileSync(values.config, 'utf8'));
 const policy = new Policy(config);
 let sync;
 let client;

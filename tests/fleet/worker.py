@@ -26,9 +26,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, required=True)
     parser.add_argument("--pause", type=float, required=True)
     parser.add_argument("--share", action="store_true")
+    parser.add_argument("--config", required=True)
     args = parser.parse_args()
 
-    config = (Path(__file__).parent / "config.json").read_text()
+    config = Path(args.config).read_text()
     policy = stoic.Policy.from_json(config)
     sync = FleetSync(policy, redis.Redis.from_url(args.redis), interval=0.2) if args.share else None
     if sync is not None:

@@ -41,6 +41,9 @@ if seq > 0 then
   end
 end
 
+local time = redis.call('TIME')
+local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+
 local breaker = delta.breaker
 if type(breaker) == 'table' then
   local open_key, lease_key = base .. ':open', base .. ':lease'
@@ -65,7 +68,10 @@ if type(breaker) == 'table' then
     redis.call('DEL', lease_key)
     holder = false
   end
-  if breaker.wants_probe == true and redis.call('EXISTS', open_key) == 1 then
+  -- The lease goes out once the fleet's cooldown has elapsed by the
+  -- store's clock, to the first process that asks.
+  local open_end = tonumber(redis.call('GET', open_key) or '-1')
+  if breaker.wants_probe == true and open_end >= 0 and open_end <= now_ms then
     local lease_ms = math.max(tonumber(breaker.lease_ms) or 0, 1)
     if redis.call('SET', lease_key, ARGV[1], 'NX', 'PX', lease_ms) then
       holder = ARGV[1]
@@ -80,8 +86,6 @@ if type(breaker) == 'table' then
   end
 end
 
-local time = redis.call('TIME')
-local now_ms = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
 local newest = math.floor(now_ms / bucket_ms)
 local span = math.floor(window_ms / bucket_ms)
 local buckets = {}
