@@ -14,6 +14,7 @@ import { runRecords } from '../testlib/run-records.js';
 import { runServerIdempotency } from '../testlib/run-server.js';
 import { runConfigErrors } from '../testlib/run-config-errors.js';
 import { runHost } from '../testlib/run-host.js';
+import { runFleet } from '../testlib/run-fleet.js';
 
 const RUNNERS = {
   policy: runPolicyFile,
@@ -29,6 +30,7 @@ const RUNNERS = {
   server_idempotency: runServerIdempotency,
   config_errors: runConfigErrors,
   host: runHost,
+  fleet_exchange: runFleet,
 };
 
 const files = vectorFiles();

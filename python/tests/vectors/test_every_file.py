@@ -21,6 +21,7 @@ RUNNERS = {
     "server_idempotency": "test_server_idempotency.py",
     "config_errors": "test_config_errors.py",
     "host": "test_host.py",
+    "fleet_exchange": "test_fleet.py",
 }
 
 
