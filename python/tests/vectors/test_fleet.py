@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from conftest import load
-
 import stoic
+from conftest import load
 
 DOC = load("fleet_exchange.json", "fleet_exchange")
 
