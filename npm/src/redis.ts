@@ -42,6 +42,9 @@ export interface FleetSyncOptions {
   now?: () => number;
 }
 
+/** Milliseconds between looks for a breaker that opened or closed (sent at once). */
+const NEWS_CHECK_MS = 50;
+
 /** Whether decisions see the fleet. */
 export type FleetHealth = 'detached' | 'live' | 'stale';
 
@@ -121,11 +124,26 @@ export class FleetSync {
     return true;
   }
 
-  /** Attaches with one exchange, then exchanges every `intervalMs`; the timer does not keep the process alive. */
+  /**
+   * Attaches with one exchange, then exchanges every `intervalMs`, and at
+   * once when a breaker opens or closes; the timer does not keep the
+   * process alive.
+   */
   async start(): Promise<this> {
     if (this.#timer === undefined) {
       await this.exchange();
-      this.#timer = setInterval(() => void this.exchange(), this.intervalMs);
+      // Every 50 ms an in-memory look for a breaker that opened or closed,
+      // sent at once; otherwise one exchange per interval.
+      let nextAt = this.#now() + this.intervalMs;
+      this.#timer = setInterval(
+        () => {
+          if (this.#now() >= nextAt || this.policy.core.fleetHasNews()) {
+            nextAt = this.#now() + this.intervalMs;
+            void this.exchange();
+          }
+        },
+        Math.min(NEWS_CHECK_MS, this.intervalMs),
+      );
       (this.#timer as { unref?: () => void }).unref?.();
     }
     return this;

@@ -181,3 +181,32 @@ test('start() runs the exchange on a timer that does not hold the process', { sk
   const other = await client();
   assert.throws(() => new FleetSync(policy, other, { intervalMs: 0 }), { code: 'out_of_range', field: 'intervalMs' });
 });
+
+test('a breaker that opens is sent at once, not at the next interval', { skip }, async () => {
+  const config = {
+    seed: 1,
+    maxAttempts: 1,
+    budget: { ratio: null },
+    breaker: { trip: { kind: 'consecutive_failures', threshold: 2 }, cooldownMs: 1000, halfOpen: { maxProbes: 1, successThreshold: 1 } },
+  };
+  const a = new Policy(config);
+  const b = new Policy(config);
+  const seen = b.start({ operation: 'get', scope: 'api', idempotent: true });
+  seen.beforeAttempt();
+  seen.onOutcome({ kind: 'success' });
+  const syncB = new FleetSync(b, await client());
+  assert.equal(await syncB.exchange(), true);
+  const syncA = await new FleetSync(a, await client(), { intervalMs: 60_000 }).start();
+  assert.equal(syncA.exchanges, 1);
+  for (let i = 0; i < 2; i++) {
+    const call = a.start({ operation: 'get', scope: 'api', idempotent: true });
+    call.beforeAttempt();
+    call.onOutcome({ kind: 'status', status: 503 });
+  }
+  assert.equal(a.breakerState('api'), 'open');
+  for (let i = 0; i < 250 && syncA.exchanges < 2; i++) await new Promise((r) => setTimeout(r, 10));
+  assert.equal(syncA.exchanges, 2, 'the trip went out within moments, not in 60 s');
+  assert.equal(await syncB.exchange(), true);
+  assert.equal(b.breakerState('api'), 'open');
+  await syncA.close();
+});

@@ -459,6 +459,12 @@ impl Policy {
         Ok(())
     }
 
+    /// Whether a breaker opened or closed since the last export (the
+    /// adapter then exchanges at once).
+    fn fleet_has_news(&self) -> bool {
+        self.lock().fleet_has_news()
+    }
+
     /// `detached`, `live` or `stale`: whether decisions see the fleet.
     fn fleet_health(&self, now: Secs) -> PyResult<&'static str> {
         let now = now.instant("now")?;

@@ -273,3 +273,21 @@ def test_the_breaker_opens_everywhere_and_one_process_probes(server: RedisServer
     assert b.breaker_state("api") == "closed", "A's verdict closed B"
     assert probes == 1
     assert b.begin(clock(), "get", "api", True).admitted
+
+
+def test_a_trip_is_sent_at_once_not_at_the_next_interval(server: RedisServer) -> None:
+    clock = stoic._clock.monotonic
+    a, b = stoic.Policy(**BREAKER), stoic.Policy(**BREAKER)
+    assert b.begin(clock(), "get", "api", True).on_success(clock())
+    sync_b = FleetSync(b, server.client(), now=clock)
+    assert sync_b.exchange()
+    with FleetSync(a, server.client(), interval=60) as sync_a:
+        assert sync_a.exchanges == 1  # the attaching one
+        for _ in range(2):
+            a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+        deadline = time.monotonic() + 5
+        while sync_a.exchanges < 2 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sync_a.exchanges == 2, "the trip went out within moments, not in 60 s"
+        assert sync_b.exchange()
+        assert b.breaker_state("api") == "open"

@@ -368,6 +368,16 @@ impl FleetLink {
         Some((facts.fleet_open_until.map(local), facts.lease, unshared))
     }
 
+    /// Whether a breaker opened or closed here since the last export: the
+    /// adapters push such news at once instead of at the next interval.
+    #[must_use]
+    pub fn has_news(&self) -> bool {
+        self.scopes
+            .iter()
+            .filter_map(|s| s.breaker.as_ref())
+            .any(|b| b.opened_until.is_some() || b.closed_until.is_some())
+    }
+
     /// Whether decisions at `now` see the fleet.
     #[must_use]
     pub fn health(&self, now: Instant) -> FleetHealth {

@@ -118,6 +118,14 @@ impl Policy {
         }
     }
 
+    /// Whether a breaker of this policy opened or closed since the last
+    /// export: the adapters check it often (it is an in-memory look) and
+    /// exchange at once, so the fleet learns of a trip within moments.
+    #[must_use]
+    pub fn fleet_has_news(&self) -> bool {
+        self.fleet.as_ref().is_some_and(FleetLink::has_news)
+    }
+
     /// Whether decisions at `now` see the fleet.
     #[must_use]
     pub fn fleet_health(&self, now: Instant) -> FleetHealth {

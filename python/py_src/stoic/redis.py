@@ -3,7 +3,8 @@
 Each process decides locally, in memory; a background exchange (about once a
 second) sends what this process counted and brings back the fleet's totals,
 so the ratio budget's floor holds once for the whole fleet instead of once
-per process. No call ever waits on Redis, and a store error is reported to
+per process, and a breaker that opens or closes is sent at once (checked every
+50 ms in memory). No call ever waits on Redis, and a store error is reported to
 ``on_error`` (and seen in ``policy.fleet_health(now)``), never raised into a
 call. The exchange's logic (what is counted, the wire form, the Redis
 script) is the engine's; this module only runs it::
@@ -42,6 +43,9 @@ __all__ = ["AsyncFleetSync", "FleetSync"]
 DEFAULT_INTERVAL = 1.0
 #: Where the fleet's keys live; a scope's keys are ``<prefix>{<scope>}...``.
 DEFAULT_PREFIX = "stoic:fleet:"
+#: Seconds between looks for a breaker that opened or closed, which is sent
+#: at once (an in-memory check, no store round trip).
+NEWS_CHECK = 0.05
 
 
 def _store_ms(reply: Any) -> int:
@@ -135,8 +139,11 @@ class FleetSync(_Exchange):
         return self
 
     def _run(self) -> None:
-        while not self._stop.wait(self.interval):
-            self.exchange()
+        next_at = self.now() + self.interval
+        while not self._stop.wait(min(NEWS_CHECK, self.interval)):
+            if self.now() >= next_at or self.policy.fleet_has_news():
+                self.exchange()
+                next_at = self.now() + self.interval
 
     def close(self) -> None:
         """Stops the exchange, after a last one so this process's counts are sent."""
@@ -200,9 +207,12 @@ class AsyncFleetSync(_Exchange):
         return self
 
     async def _run(self) -> None:
+        next_at = self.now() + self.interval
         while True:
-            await asyncio.sleep(self.interval)
-            await self.exchange()
+            await asyncio.sleep(min(NEWS_CHECK, self.interval))
+            if self.now() >= next_at or self.policy.fleet_has_news():
+                await self.exchange()
+                next_at = self.now() + self.interval
 
     async def close(self) -> None:
         """Stops the exchange, after a last one so this process's counts are sent."""

@@ -56,6 +56,13 @@ impl CorePolicy {
         self.inner.fleet_failed(instant(now));
     }
 
+    /// Whether a breaker opened or closed since the last export (the
+    /// adapter then exchanges at once).
+    #[wasm_bindgen(js_name = fleetHasNews)]
+    pub fn fleet_has_news(&self) -> bool {
+        self.inner.fleet_has_news()
+    }
+
     /// `detached`, `live` or `stale`: whether decisions see the fleet.
     #[wasm_bindgen(js_name = fleetHealth)]
     pub fn fleet_health(&self, now: f64) -> String {
