@@ -7,6 +7,8 @@
 // - "hot path": the numeric crossings retry() makes (`begin`, `succeed`,
 //   `onStatus`, `beforeAttempt`, `close` on the policy's core, reading the
 //   plan area), i.e. the engine under retry() and createFetch();
+// - "hot path, fleet attached": the same on a policy attached to a fleet
+//   (`stoic/redis`), without a store: what a call pays for the counting;
 // - "Call API": the public low-level loop (Policy.start, Call.beforeAttempt,
 //   Call.onOutcome, Call.close), which hands back objects.
 //
@@ -100,5 +102,12 @@ if (process.env.STOIC_DIST_B) {
   }
   console.log(JSON.stringify({ b_over_a: { success: median(ratios.success), retry_decision: median(ratios.retry_decision) } }));
 } else {
-  console.log(JSON.stringify({ hot_path: measure(hot), call_api: measure(api), rounds: ROUNDS, n: N }));
+  // The same hot path on a policy attached to a fleet (one export, no
+  // store: what a call pays for the counting), in the same rounds.
+  const fleetPolicy = new stoic.Policy({ seed: 1 });
+  fleetPolicy.core.fleetExport(0, 0);
+  const fleet = hotPath(fleetPolicy);
+  console.log(
+    JSON.stringify({ hot_path: measure(hot), hot_path_fleet: measure(fleet), call_api: measure(api), rounds: ROUNDS, n: N }),
+  );
 }

@@ -26,7 +26,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
 
+import redis
+
 HERE = Path(__file__).resolve().parent
+#: The commands a worker sends the store itself (the rest run in the script).
+TRIPS = ("cmdstat_time", "cmdstat_evalsha", "cmdstat_eval", "cmdstat_script")
 
 
 def free_port() -> int:
@@ -124,20 +128,32 @@ def run(
     common += ["--config", str(HERE / config)]
     if share:
         common.append("--share")
-    commands = [
+    commands_run = [
         [sys.executable, str(HERE / "worker.py"), *common],
         [sys.executable, str(HERE / "worker.py"), *common],
         ["node", str(HERE / "worker.mjs"), *common],
         ["node", str(HERE / "worker.mjs"), *common],
     ]
-    workers = [subprocess.Popen(c, stdout=subprocess.PIPE, text=True) for c in commands]
+    store = redis.Redis.from_url(url_of_redis)
+    store.config_resetstat()
+    workers = [subprocess.Popen(c, stdout=subprocess.PIPE, text=True) for c in commands_run]
     reports = []
-    for command, worker in zip(commands, workers, strict=True):
+    for command, worker in zip(commands_run, workers, strict=True):
         out, _ = worker.communicate(timeout=seconds + 60)
         if worker.returncode != 0:
             raise RuntimeError(f"a worker failed ({command[1]}): {out}")
         reports.append(json.loads(out.strip().splitlines()[-1]))
     server.shutdown()
+    # What the store served: the round trips the workers made (TIME, the
+    # script, loading it) and every command, the script's own included.
+    stats = store.info("commandstats")
+    trips = sum(
+        int(v["calls"])
+        for k, v in stats.items()
+        if k.split("|")[0] in TRIPS and isinstance(v, dict)
+    )
+    commands = sum(int(v["calls"]) for v in stats.values() if isinstance(v, dict))
+    per_process = seconds * len(commands_run)
     calls = sum(r["calls"] for r in reports)
     # The second half of the run, while every worker is still calling
     # (they start within a second, Node's and Python's imports), is the
@@ -151,6 +167,8 @@ def run(
         "requests": Failing.count,
         "amplification": Failing.count / calls if calls else 0.0,
         "late_requests_per_second": len(late) / (seconds / 2),
+        "store_round_trips_per_second_per_process": trips / per_process,
+        "store_commands_per_second_per_process": commands / per_process,
     }
 
 
@@ -168,6 +186,13 @@ def main() -> None:
                 print(f"  {worker['language']:7} calls {worker['calls']}")
             print(f"  requests at the server: {result['requests']} for {result['calls']} calls")
             print(f"fleet amplification: {result['amplification']:.3f}")
+            if share:
+                trips = result["store_round_trips_per_second_per_process"]
+                ops = result["store_commands_per_second_per_process"]
+                print(
+                    f"  store: {trips:.1f} round trips and {ops:.1f} commands"
+                    " per second per process"
+                )
         cooldown = json.loads((HERE / "breaker.json").read_text())["breaker"]["cooldown_ms"] / 1000
         for share in (False, True):
             label = "shared" if share else "not shared"

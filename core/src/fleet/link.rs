@@ -82,10 +82,20 @@ pub struct FleetLink {
     in_flight: Option<FleetDelta>,
     last_view: Option<Instant>,
     stale_after_ms: u64,
+    /// The link of each of the policy's scopes, by the policy's scope
+    /// index, once known: the hot path counts without comparing names.
+    by_index: Vec<Option<usize>>,
 }
 
 /// Adds `tally` at `bucket` in a list kept sorted by bucket.
 fn add_at(list: &mut Vec<(u64, Tally)>, bucket: u64, tally: Tally) {
+    // Calls count into the newest bucket: checked first, in O(1).
+    if let Some((newest, t)) = list.last_mut() {
+        if *newest == bucket {
+            *t = t.plus(tally);
+            return;
+        }
+    }
     match list.binary_search_by_key(&bucket, |(b, _)| *b) {
         Ok(at) => {
             if let Some((_, t)) = list.get_mut(at) {
@@ -108,6 +118,7 @@ impl FleetLink {
             in_flight: None,
             last_view: None,
             stale_after_ms,
+            by_index: Vec::new(),
         }
     }
 
@@ -128,6 +139,41 @@ impl FleetLink {
             }
         };
         self.scopes.get_mut(at)
+    }
+
+    /// [`FleetLink::count`] for the policy's scope number `index` (named
+    /// `scope`), finding its link without comparing names after the first.
+    pub fn count_at(
+        &mut self,
+        index: usize,
+        scope: &str,
+        bucket_ms: u64,
+        window_ms: u64,
+        now: Instant,
+        tally: Tally,
+    ) {
+        let cached = self.by_index.get(index).copied().flatten();
+        let at = match cached {
+            Some(at) => at,
+            None => {
+                if self.scope_mut(scope, bucket_ms, window_ms).is_none() {
+                    return;
+                }
+                let Some(at) = self.scopes.iter().position(|s| s.name == scope) else {
+                    return;
+                };
+                if self.by_index.len() <= index {
+                    self.by_index.resize(index.saturating_add(1), None);
+                }
+                if let Some(slot) = self.by_index.get_mut(index) {
+                    *slot = Some(at);
+                }
+                at
+            }
+        };
+        if let Some(link) = self.scopes.get_mut(at) {
+            add_at(&mut link.pending, now.as_millis() / link.bucket_ms, tally);
+        }
     }
 
     /// Records counts of `scope` (whose budget has buckets of `bucket_ms`

@@ -146,7 +146,7 @@ impl Policy {
         };
         if scope.budget.ratio_geometry().is_some() {
             let (bucket_ms, window_ms) = geometry(scope);
-            fleet.count(name, bucket_ms, window_ms, now, tally);
+            fleet.count_at(index, name, bucket_ms, window_ms, now, tally);
         }
     }
 }
