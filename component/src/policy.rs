@@ -179,7 +179,8 @@ impl GuestPolicy for Policy {
     }
 
     fn poll_event(&self) -> Option<Event> {
-        self.inner.borrow_mut().poll_event().map(events::event)
+        let mut inner = self.inner.borrow_mut();
+        std::iter::from_fn(|| inner.poll_event()).find_map(events::event)
     }
 
     fn next_timeout(&self) -> Option<u64> {

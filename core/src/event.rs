@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::breaker::{BreakerStateCode, TransitionReason};
 use crate::budget::BudgetKind;
+use crate::fleet::FleetHealth;
 use crate::record::{AlertLevel, AlertRule, LogRecord};
 use crate::time::Instant;
 
@@ -70,6 +71,18 @@ pub enum Event {
         /// The record, in seed 001's format.
         record: LogRecord,
     },
+    /// Whether decisions see the fleet (`crate::fleet`) changed: `live`
+    /// once an exchange succeeded, `stale` once none did for longer than
+    /// the bound (decisions fall back to this process's own state), `live`
+    /// again when the store answers.
+    FleetHealth {
+        /// The health before.
+        from: FleetHealth,
+        /// The health now.
+        to: FleetHealth,
+        /// When.
+        at: Instant,
+    },
 }
 
 impl Event {
@@ -82,6 +95,7 @@ impl Event {
             Event::BudgetExhausted { .. } => "budget_exhausted",
             Event::AlertChanged { .. } => "alert_changed",
             Event::Log { .. } => "log",
+            Event::FleetHealth { .. } => "fleet_health",
         }
     }
 }

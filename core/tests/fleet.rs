@@ -140,3 +140,24 @@ fn a_policy_never_attached_counts_nothing_for_a_fleet() {
         "calls before the first export are not shared"
     );
 }
+
+#[test]
+fn the_view_going_live_and_stale_is_an_event() {
+    use stoic_core::Event;
+    let mut p = policy();
+    let mut store = Store::default();
+    store.exchange(0, &mut p, 0);
+    p.fleet_failed(Instant::from_millis(3_000)); // not stale yet
+    p.fleet_failed(Instant::from_millis(6_000));
+    store.exchange(0, &mut p, 7_000);
+    let changes: Vec<(String, String)> = std::iter::from_fn(|| p.poll_event())
+        .filter_map(|event| match event {
+            Event::FleetHealth { from, to, .. } => {
+                Some((from.code().to_owned(), to.code().to_owned()))
+            }
+            _ => None,
+        })
+        .collect();
+    let expected = [("detached", "live"), ("live", "stale"), ("stale", "live")];
+    assert_eq!(changes, expected.map(|(a, b)| (a.to_owned(), b.to_owned())));
+}

@@ -336,7 +336,8 @@ export type StoicEvent =
       threshold: number;
       at: number;
     }
-  | { kind: 'log'; scope: string; record: LogRecord };
+  | { kind: 'log'; scope: string; record: LogRecord }
+  | { kind: 'fleet_health'; from: 'detached' | 'live' | 'stale'; to: 'detached' | 'live' | 'stale'; at: number };
 
 export interface BudgetStatus {
   ratio: { requests: number; retries: number; maxRetries: number } | null;

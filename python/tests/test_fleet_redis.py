@@ -169,7 +169,10 @@ def test_a_store_outage_never_reaches_a_call_and_a_restart_resyncs(server: Redis
     assert not sync.exchange()
     assert isinstance(errors[-1], redis.ConnectionError)
     clock.t += 6
+    assert not sync.exchange()
     assert policy.fleet_health(clock()) == "stale"
+    changes = [(e["from"], e["to"]) for e in policy.events() if e["kind"] == "fleet_health"]
+    assert changes == [("detached", "live"), ("live", "stale")]
     assert failing_call(policy, clock()) == 3
 
     server.start()

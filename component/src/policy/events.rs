@@ -7,8 +7,10 @@ use stoic_core::{Event, Instant};
 use crate::bindings::exports::stoic::engine::policy as wit;
 use crate::convert::breaker_state;
 
-pub(super) fn event(event: Event) -> wit::Event {
-    match event {
+/// The WIT form of `event`; `None` for a fleet health change, which a
+/// component's policy never has (the component has no fleet exchange).
+pub(super) fn event(event: Event) -> Option<wit::Event> {
+    Some(match event {
         Event::BreakerTransition {
             scope,
             from,
@@ -54,7 +56,8 @@ pub(super) fn event(event: Event) -> wit::Event {
             scope,
             record: log_record(&record),
         }),
-    }
+        Event::FleetHealth { .. } => return None,
+    })
 }
 
 /// A breaker transition with no scope (a standalone breaker's).

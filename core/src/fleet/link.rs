@@ -8,7 +8,8 @@ use crate::time::Instant;
 use super::tally::{BreakerFacts, FleetDelta, FleetView, ScopeDelta, Tally};
 
 /// Whether decisions see the fleet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
 pub enum FleetHealth {
     /// No exchange has succeeded yet: decisions use this process's counts.
     Detached,
@@ -82,6 +83,8 @@ pub struct FleetLink {
     in_flight: Option<FleetDelta>,
     last_view: Option<Instant>,
     stale_after_ms: u64,
+    /// The health last reported as an event.
+    reported: FleetHealth,
     /// The link of each of the policy's scopes, by the policy's scope
     /// index, once known: the hot path counts without comparing names.
     by_index: Vec<Option<usize>>,
@@ -118,6 +121,7 @@ impl FleetLink {
             in_flight: None,
             last_view: None,
             stale_after_ms,
+            reported: FleetHealth::Detached,
             by_index: Vec::new(),
         }
     }
@@ -422,6 +426,17 @@ impl FleetLink {
             .iter()
             .filter_map(|s| s.breaker.as_ref())
             .any(|b| b.opened_until.is_some() || b.closed_until.is_some())
+    }
+
+    /// The health at `now` if it changed since last reported, as
+    /// `(from, to)`; records it as reported.
+    pub fn health_change(&mut self, now: Instant) -> Option<(FleetHealth, FleetHealth)> {
+        let health = self.health(now);
+        let from = self.reported;
+        (health != from).then(|| {
+            self.reported = health;
+            (from, health)
+        })
     }
 
     /// Whether decisions at `now` see the fleet.

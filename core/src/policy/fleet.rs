@@ -2,6 +2,7 @@
 //! adapter calls these from its background exchange, never from a call.
 
 use crate::error::{InputError, InputErrorCode};
+use crate::event::Event;
 use crate::fleet::{
     FleetDelta, FleetHealth, FleetLink, FleetView, ScopeView, Tally, STALE_AFTER_MS,
 };
@@ -65,6 +66,14 @@ impl Policy {
         for index in 0..self.scopes.len() {
             self.flush(index, now);
         }
+        self.report_fleet_health(now);
+    }
+
+    /// Queues a [`Event::FleetHealth`] when the health changed.
+    fn report_fleet_health(&mut self, now: Instant) {
+        if let Some((from, to)) = self.fleet.as_mut().and_then(|f| f.health_change(now)) {
+            self.events.push(Event::FleetHealth { from, to, at: now });
+        }
     }
 
     /// [`Policy::fleet_apply`] for the store script's replies, one JSON
@@ -116,6 +125,7 @@ impl Policy {
                 breaker.set_probe_lease(None);
             }
         }
+        self.report_fleet_health(now);
     }
 
     /// Whether a breaker of this policy opened or closed since the last

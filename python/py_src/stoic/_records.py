@@ -37,6 +37,9 @@ def _log(logger: logging.Logger, event: dict[str, Any]) -> None:
             f"alert {event.get('rule')} in {event.get('scope')!r}: {event.get('from')} -> "
             f"{event.get('to')} (value {event.get('value')}, threshold {event.get('threshold')})"
         )
+    elif kind == "fleet_health":
+        level = logging.WARNING if event.get("to") == "stale" else logging.INFO
+        message = f"fleet view: {event.get('from')} -> {event.get('to')}"
     else:
         level, message = logging.INFO, repr(event)
     logger.log(level, "%s", message, extra={"stoic": event})

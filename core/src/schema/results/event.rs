@@ -50,6 +50,11 @@ impl Emit for Event {
                 o.text("scope", scope);
                 o.section("record", record);
             }
+            Event::FleetHealth { from, to, at } => {
+                o.code("from", from.code());
+                o.code("to", to.code());
+                o.instant("at", *at);
+            }
         }
     }
 }
