@@ -38,7 +38,7 @@ mod wire;
 #[cfg(test)]
 mod tests;
 
-pub use link::{FleetHealth, FleetLink};
+pub use link::{FleetHealth, FleetLink, Verdict};
 
 /// The Redis script of one scope's exchange (Lua, run by `EVAL`): the
 /// store side of the wire form, the same for every host adapter. See the

@@ -197,6 +197,9 @@ impl Policy {
     /// May the next attempt of `call` go out now? If so, under which limits.
     pub fn before_attempt(&mut self, now: Instant, call: &mut Call) -> Admission {
         let now = self.clock.observe(now);
+        if self.fleet.is_some() {
+            self.watch_fleet(now);
+        }
         match &call.phase {
             Phase::Finished(Final::GiveUp(g)) => return Admission::Reject(g.clone()),
             Phase::Finished(Final::Done(_)) => {

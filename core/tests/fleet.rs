@@ -71,6 +71,7 @@ impl Store {
                 bucket_ms: 1000,
                 buckets: self.buckets.iter().map(|(b, t)| (*b, *t)).collect(),
                 open_until: None,
+                closed_until: None,
                 lease: false,
             }],
         };

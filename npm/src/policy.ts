@@ -217,6 +217,16 @@ export class Policy {
     return this.core.metricsTotal() as MetricsSnapshot;
   }
 
+  /**
+   * Whether decisions see the fleet (`stoic/redis`): `detached` before the
+   * first exchange, `live`, or `stale` when the store has not answered for
+   * longer than 5 s.
+   */
+  fleetHealth(now: number = this.now()): 'detached' | 'live' | 'stale' {
+    const core = this.core as Partial<Pick<CorePolicy, 'fleetHealth'>>;
+    return (core.fleetHealth?.(time(now, 'now')) ?? 'detached') as 'detached' | 'live' | 'stale';
+  }
+
   /** When shared state next changes by itself (an open breaker's end), or null. */
   nextTimeout(): number | null {
     const at = this.core.nextTimeout();

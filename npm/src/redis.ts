@@ -159,8 +159,8 @@ export class FleetSync {
     }
   }
 
-  /** Whether decisions at `now` see the fleet. */
+  /** Whether decisions at `now` see the fleet (the same as `policy.fleetHealth(now)`). */
   health(now: number = this.#now()): FleetHealth {
-    return this.policy.core.fleetHealth(now) as FleetHealth;
+    return this.policy.fleetHealth(now);
   }
 }

@@ -294,3 +294,32 @@ def test_a_trip_is_sent_at_once_not_at_the_next_interval(server: RedisServer) ->
         assert sync_a.exchanges == 2, "the trip went out within moments, not in 60 s"
         assert sync_b.exchange()
         assert b.breaker_state("api") == "open"
+
+
+def test_a_restarted_store_does_not_close_an_open_breaker(server: RedisServer) -> None:
+    clock = stoic._clock.monotonic
+    slow = {**BREAKER, "breaker": {**BREAKER["breaker"], "cooldown": 60.0}}
+    a, b = stoic.Policy(**slow), stoic.Policy(**slow)
+    assert b.begin(clock(), "get", "api", True).on_success(clock())
+    sync_a = FleetSync(a, server.client(), now=clock)
+    sync_b = FleetSync(b, server.client(), now=clock)
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+    for _ in range(2):
+        a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+    assert b.breaker_state("api") == "open"
+    server.stop()
+    server.start()  # no persistence: the store lost the open period
+    for sync in (sync_b, sync_a, sync_b):
+        for _ in range(50):  # the clients reconnect
+            if sync.exchange():
+                break
+            time.sleep(0.02)
+    assert a.breaker_state("api") == "open"
+    assert b.breaker_state("api") == "open", "B kept the breaker open and told the store again"
+    fresh = stoic.Policy(**slow)
+    assert fresh.begin(clock(), "get", "api", True).on_success(clock())
+    assert FleetSync(fresh, server.client(), now=clock).exchange()
+    assert fresh.breaker_state("api") == "open", "a process joining after the restart learns of it"

@@ -179,12 +179,13 @@ def main() -> None:
             label = "shared" if share else "not shared"
             print(
                 f"fleet run, budget {label}: 2 Python + 2 Node workers, "
-                f"{seconds:g} s against an always-503 server"
+                f"{seconds:g} s against an always-503 server (exchanges every 0.2 s)"
             )
             result = run(seconds, share, url)
             for worker in result["workers"]:
                 print(f"  {worker['language']:7} calls {worker['calls']}")
             print(f"  requests at the server: {result['requests']} for {result['calls']} calls")
+            print("  (amplification: requests at the server per call; 1 is no retry at all)")
             print(f"fleet amplification: {result['amplification']:.3f}")
             if share:
                 trips = result["store_round_trips_per_second_per_process"]

@@ -15,16 +15,18 @@
 -- "<base>:open" the fleet's breaker open until then (ms of Redis' clock;
 -- kept past its end until a probe's verdict, so that no process closes
 -- without one); "<base>:lease" the id of the process that holds the
--- half-open probe, for one cooldown.
+-- half-open probe, for one cooldown; "<base>:closed" the end of the open
+-- period the last probe verdict closed.
 -- Returns the scope's view (JSON): scope, seq, bucket_ms, buckets,
--- open_until (absent when closed), lease (whether this process holds it).
+-- open_until (absent when closed), closed_until, lease (whether this
+-- process holds it).
 local base = KEYS[1]
 local delta = cjson.decode(ARGV[2])
 local seq = tonumber(delta.seq)
 local bucket_ms = tonumber(delta.bucket_ms)
 local window_ms = tonumber(delta.window_ms)
 local ttl = window_ms + bucket_ms
-local lease, open_until = false, nil
+local lease, open_until, closed_until = false, nil, nil
 
 if seq > 0 then
   local seq_key = base .. ':seq:' .. ARGV[1]
@@ -56,11 +58,17 @@ if type(breaker) == 'table' then
       redis.call('SET', open_key, string.format('%d', opened), 'PX', 86400000)
     end
   end
+  local closed_key = base .. ':closed'
   if closed then
-    -- Closes the open period the probe was for, not a later one.
+    -- Closes the open period the probe was for, not a later one, and says
+    -- so: a process still open for that period closes; one whose open
+    -- period the store lost (a restart) tells the store again.
     local current = tonumber(redis.call('GET', open_key) or '0')
     if current <= closed then
       redis.call('DEL', open_key)
+    end
+    if closed > tonumber(redis.call('GET', closed_key) or '0') then
+      redis.call('SET', closed_key, string.format('%d', closed), 'PX', 86400000)
     end
   end
   if (opened or closed) and holder == ARGV[1] then
@@ -84,6 +92,10 @@ if type(breaker) == 'table' then
   if raw then
     open_until = tonumber(raw)
   end
+  local ended = redis.call('GET', closed_key)
+  if ended then
+    closed_until = tonumber(ended)
+  end
 end
 
 local newest = math.floor(now_ms / bucket_ms)
@@ -96,4 +108,4 @@ for index = newest - span, newest do
   end
 end
 return cjson.encode({scope = delta.scope, seq = seq, bucket_ms = bucket_ms, buckets = buckets,
-                     open_until = open_until, lease = lease or false})
+                     open_until = open_until, closed_until = closed_until, lease = lease or false})

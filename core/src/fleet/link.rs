@@ -7,6 +7,22 @@ use crate::time::Instant;
 
 use super::tally::{BreakerFacts, FleetDelta, FleetView, ScopeDelta, Tally};
 
+/// How far a probe's verdict may fall short of the open period it closes
+/// and still close it: each process maps the store's time by an offset that
+/// moves with the store's round trip.
+const CLOSE_JITTER_MS: u64 = 100;
+
+/// What a process does with its breaker after a view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The fleet's breaker is open until then (this process's time).
+    Open(Instant),
+    /// A probe's verdict closed the fleet's breaker.
+    Closed,
+    /// Nothing to follow: the breaker keeps its state.
+    Keep,
+}
+
 /// Whether decisions see the fleet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -50,6 +66,8 @@ struct ScopeLink {
     others: Vec<(u64, Tally)>,
     /// The scope's breaker as this process knows it, if it has one.
     breaker: Option<BreakerLink>,
+    /// Whether a view has covered the scope yet.
+    viewed: bool,
 }
 
 /// One scope's breaker facts on their way to the store and back. Times are
@@ -68,6 +86,8 @@ struct BreakerLink {
     lease_ms: u64,
     /// The fleet's facts at the last view (store ms), and the lease.
     fleet_open_until: Option<u64>,
+    /// The end of the open period the fleet's last probe verdict closed.
+    fleet_closed_until: Option<u64>,
     lease: bool,
 }
 
@@ -138,6 +158,7 @@ impl FleetLink {
                     exported: Vec::new(),
                     others: Vec::new(),
                     breaker: None,
+                    viewed: false,
                 });
                 self.scopes.len().saturating_sub(1)
             }
@@ -327,8 +348,10 @@ impl FleetLink {
                     .fold(Tally::default(), |sum, (_, t)| sum.plus(*t));
                 confirmed.plus(unconfirmed)
             };
+            link.viewed = true;
             if let Some(breaker) = link.breaker.as_mut() {
                 breaker.fleet_open_until = seen.open_until;
+                breaker.fleet_closed_until = seen.closed_until;
                 breaker.lease = seen.lease;
             }
             let others: Vec<(u64, Tally)> = seen
@@ -398,34 +421,64 @@ impl FleetLink {
         facts.lease_ms = breaker.cooldown_ms();
     }
 
-    /// The fleet's breaker facts for `scope` at the last view, in this
-    /// process's time: `(open until, lease held, own open not yet shared)`.
-    #[must_use]
-    pub fn breaker_view(&self, scope: &str) -> Option<(Option<Instant>, bool, bool)> {
-        let link = self.scopes.iter().find(|s| s.name == scope)?;
-        let facts = link.breaker?;
+    /// What the fleet's last view says of `scope`'s breaker, whose own
+    /// state is `own`: open until a time (this process's), closed by a
+    /// probe's verdict, or nothing to follow; and whether this process
+    /// holds the probe lease.
+    pub fn breaker_verdict(&mut self, scope: &str, own: &BreakerState) -> Option<(Verdict, bool)> {
+        let offset = self.offset;
+        let unshared_in_flight = self
+            .in_flight
+            .iter()
+            .flat_map(|d| d.scopes.iter())
+            .any(|s| s.scope == scope && s.breaker.is_some_and(|b| b.opened_until.is_some()));
+        let link = self.scopes.iter_mut().find(|s| s.name == scope)?;
+        let facts = link.breaker.as_mut()?;
         let local = |store: u64| {
-            Instant::from_millis(
-                u64::try_from((i128::from(store) - self.offset).max(0)).unwrap_or(0),
-            )
+            Instant::from_millis(u64::try_from((i128::from(store) - offset).max(0)).unwrap_or(0))
         };
-        let unshared = facts.opened_until.is_some()
-            || self
-                .in_flight
-                .iter()
-                .flat_map(|d| d.scopes.iter())
-                .any(|s| s.scope == scope && s.breaker.is_some_and(|b| b.opened_until.is_some()));
-        Some((facts.fleet_open_until.map(local), facts.lease, unshared))
+        let to_store = |local: Instant| {
+            u64::try_from((i128::from(local.as_millis()) + offset).max(0)).unwrap_or(0)
+        };
+        let verdict = match (facts.fleet_open_until, own) {
+            (Some(until), _) => Verdict::Open(local(until)),
+            (None, BreakerState::Open { until, .. }) => {
+                // Closed by a probe's verdict for this period (within the
+                // round trip's jitter), or the store lost the fact (a
+                // restart without persistence): then this process tells
+                // the fleet again instead of closing.
+                let closed = facts.fleet_closed_until.is_some_and(|closed| {
+                    closed.saturating_add(CLOSE_JITTER_MS) >= to_store(*until)
+                });
+                if closed {
+                    Verdict::Closed
+                } else {
+                    if facts.opened_until.is_none() && !unshared_in_flight {
+                        facts.opened_until = Some(until.as_millis());
+                    }
+                    Verdict::Keep
+                }
+            }
+            (None, _) => Verdict::Keep,
+        };
+        Some((verdict, facts.lease))
     }
 
-    /// Whether a breaker opened or closed here since the last export: the
-    /// adapters push such news at once instead of at the next interval.
+    /// Whether a breaker opened or closed here since the last export, or a
+    /// scope used here has not been in a view yet (its breaker may be open
+    /// elsewhere): the adapters exchange at once then instead of at the next
+    /// interval. Never while a delta waits to be confirmed: news cannot go
+    /// out before it, so a failing store is not asked again before the next
+    /// interval.
     #[must_use]
     pub fn has_news(&self) -> bool {
-        self.scopes
-            .iter()
-            .filter_map(|s| s.breaker.as_ref())
-            .any(|b| b.opened_until.is_some() || b.closed_until.is_some())
+        self.in_flight.is_none()
+            && self.scopes.iter().any(|s| {
+                !s.viewed
+                    || s.breaker
+                        .as_ref()
+                        .is_some_and(|b| b.opened_until.is_some() || b.closed_until.is_some())
+            })
     }
 
     /// The health at `now` if it changed since last reported, as

@@ -114,6 +114,10 @@ pub struct ScopeView {
     /// The fleet's breaker is open until then (store ms; possibly past,
     /// when the probe's verdict is not in yet); `None`: closed.
     pub open_until: Option<u64>,
+    /// The end of the open period the fleet's last probe verdict closed
+    /// (store ms), if any: what tells a closed breaker from a store that
+    /// lost the open one.
+    pub closed_until: Option<u64>,
     /// Whether this process holds the probe lease.
     pub lease: bool,
 }

@@ -73,6 +73,7 @@ impl Store {
                     bucket_ms: BUCKET_MS,
                     buckets,
                     open_until: None,
+                    closed_until: None,
                     lease: false,
                 })
                 .collect(),

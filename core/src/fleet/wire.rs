@@ -6,7 +6,7 @@
 //! [[index, first_attempts, retries], ...], "breaker": null or
 //! {"opened_until", "closed_until", "wants_probe", "lease_ms"}}`. The
 //! script's reply, a scope's view: `{"scope", "seq", "bucket_ms", "buckets":
-//! [...], "open_until", "lease"}`, with `buckets` an empty object when there
+//! [...], "open_until", "closed_until", "lease"}`, with `buckets` an empty object when there
 //! are none (`cjson` writes an empty table so) and `open_until` absent when
 //! the fleet's breaker is closed. Times are the store's, in ms.
 
@@ -130,6 +130,10 @@ impl ScopeView {
             None | Some((_, Value::Null)) => None,
             Some((_, value)) => Some(count(value, "open_until")?),
         };
+        let closed_until = match entries.iter().find(|(k, _)| k == "closed_until") {
+            None | Some((_, Value::Null)) => None,
+            Some((_, value)) => Some(count(value, "closed_until")?),
+        };
         let lease = match entries.iter().find(|(k, _)| k == "lease") {
             None => false,
             Some((_, Value::Bool(held))) => *held,
@@ -142,6 +146,7 @@ impl ScopeView {
                 bucket_ms,
                 buckets,
                 open_until,
+                closed_until,
                 lease,
             },
         ))

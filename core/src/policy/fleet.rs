@@ -4,7 +4,7 @@
 use crate::error::{InputError, InputErrorCode};
 use crate::event::Event;
 use crate::fleet::{
-    FleetDelta, FleetHealth, FleetLink, FleetView, ScopeView, Tally, STALE_AFTER_MS,
+    FleetDelta, FleetHealth, FleetLink, FleetView, ScopeView, Tally, Verdict, STALE_AFTER_MS,
 };
 use crate::scope::ScopeState;
 use crate::time::Instant;
@@ -51,29 +51,21 @@ impl Policy {
                     .budget
                     .set_fleet_counts(fleet.others(name, bucket_ms, buckets));
             }
-            if let (Some(breaker), Some((open_until, lease, unshared))) =
-                (scope.breaker.as_mut(), fleet.breaker_view(name))
-            {
-                breaker.set_probe_lease(Some(lease));
-                match open_until {
-                    Some(until) => breaker.adopt_open(now, until),
-                    // An own trip the store has not seen yet stays open.
-                    None if !unshared => breaker.adopt_closed(now),
-                    None => {}
+            if let Some(breaker) = scope.breaker.as_mut() {
+                if let Some((verdict, lease)) = fleet.breaker_verdict(name, breaker.state()) {
+                    breaker.set_probe_lease(Some(lease));
+                    match verdict {
+                        Verdict::Open(until) => breaker.adopt_open(now, until),
+                        Verdict::Closed => breaker.adopt_closed(now),
+                        Verdict::Keep => {}
+                    }
                 }
             }
         }
         for index in 0..self.scopes.len() {
             self.flush(index, now);
         }
-        self.report_fleet_health(now);
-    }
-
-    /// Queues a [`Event::FleetHealth`] when the health changed.
-    fn report_fleet_health(&mut self, now: Instant) {
-        if let Some((from, to)) = self.fleet.as_mut().and_then(|f| f.health_change(now)) {
-            self.events.push(Event::FleetHealth { from, to, at: now });
-        }
+        self.watch_fleet(now);
     }
 
     /// [`Policy::fleet_apply`] for the store script's replies, one JSON
@@ -120,12 +112,24 @@ impl Policy {
             return;
         };
         fleet.failed();
-        if fleet.health(now) == FleetHealth::Stale {
+        self.watch_fleet(now);
+    }
+
+    /// Notices a view gone stale, on a call's path too (an in-memory
+    /// comparison): a store that hangs, rather than refusing, fails no
+    /// exchange for as long as the client waits, and the breakers must not
+    /// wait for a lease meanwhile.
+    pub(super) fn watch_fleet(&mut self, now: Instant) {
+        let Some(change) = self.fleet.as_mut().and_then(|f| f.health_change(now)) else {
+            return;
+        };
+        if change.1 == FleetHealth::Stale {
             for breaker in self.scopes.iter_mut().filter_map(|s| s.breaker.as_mut()) {
                 breaker.set_probe_lease(None);
             }
         }
-        self.report_fleet_health(now);
+        let (from, to) = change;
+        self.events.push(Event::FleetHealth { from, to, at: now });
     }
 
     /// Whether a breaker of this policy opened or closed since the last
