@@ -68,59 +68,53 @@ before(async () => {
 
 after(() => server?.close());
 
-test('Chromium imports the package and runs a retry scenario', { skip: !chromiumPath && !mustRun && HOW_TO_ENABLE }, async () => {
+/** Opens `path` in a fresh Chromium, waits for the page's result: the result, page errors and fetched paths. */
+async function runPage(path) {
   assert.ok(chromiumPath, HOW_TO_ENABLE);
   const browser = await launch(chromiumPath);
   try {
     const page = await browser.context.newPage();
     const errors = [];
+    const fetched = [];
     page.on('pageerror', (e) => errors.push(String(e)));
-    await page.goto(server.url('/'));
+    page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
+    await page.goto(server.url(path));
     await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 20_000 });
-    const result = await page.evaluate(() => window.__result);
-    assert.deepEqual(errors, []);
-    assert.equal(result.error, undefined, result.stack);
-    assert.match(result.userAgent, /Chrome/);
-    assert.equal(result.status, 200);
-    assert.equal(result.body, 'accepted');
-    assert.deepEqual(result.seen, [
-      ['status_503', 5],
-      ['status_429', 0],
-    ]);
-    assert.deepEqual(result.gaveUp, { name: 'RetryError', isRetryError: true, code: 'not_retryable' });
-    const posts = server.requests.filter((r) => r.path === '/flaky');
-    assert.equal(posts.length, 3);
-    assert.equal(new Set(posts.map((r) => r.headers['idempotency-key'])).size, 1);
-    assert.ok(posts[0].headers['idempotency-key']);
+    return { result: await page.evaluate(() => window.__result), errors, fetched };
   } finally {
     await browser.close();
   }
+}
+
+test('Chromium imports the package and runs a retry scenario', { skip: !chromiumPath && !mustRun && HOW_TO_ENABLE }, async () => {
+  const { result, errors } = await runPage('/');
+  assert.deepEqual(errors, []);
+  assert.equal(result.error, undefined, result.stack);
+  assert.match(result.userAgent, /Chrome/);
+  assert.equal(result.status, 200);
+  assert.equal(result.body, 'accepted');
+  assert.deepEqual(result.seen, [
+    ['status_503', 5],
+    ['status_429', 0],
+  ]);
+  assert.deepEqual(result.gaveUp, { name: 'RetryError', isRetryError: true, code: 'not_retryable' });
+  const posts = server.requests.filter((r) => r.path === '/flaky');
+  assert.equal(posts.length, 3);
+  assert.equal(new Set(posts.map((r) => r.headers['idempotency-key'])).size, 1);
+  assert.ok(posts[0].headers['idempotency-key']);
 });
 
 test('Chromium: the browser entry loads the client build, and stoic/full the whole engine', { skip: !chromiumPath && !mustRun && HOW_TO_ENABLE }, async () => {
-  assert.ok(chromiumPath, HOW_TO_ENABLE);
-  const browser = await launch(chromiumPath);
-  try {
-    const page = await browser.context.newPage();
-    const errors = [];
-    page.on('pageerror', (e) => errors.push(String(e)));
-    const fetched = [];
-    page.on('request', (r) => fetched.push(new URL(r.url()).pathname));
-    await page.goto(server.url('/split'));
-    await page.waitForFunction(() => window.__result !== undefined, null, { timeout: 20_000 });
-    const result = await page.evaluate(() => window.__result);
-    assert.deepEqual(errors, []);
-    assert.equal(result.error, undefined, result.stack);
-    assert.deepEqual(result.clientHas, ['retry', 'createFetch']);
-    assert.equal(result.snapshot.name, 'InputError');
-    assert.equal(result.snapshot.code, 'not_in_build');
-    assert.match(result.snapshot.message, /stoic\/full/);
-    assert.equal(result.sameKey, true);
-    assert.equal(result.breaker, 'function');
-    assert.equal(result.restored, "number");
-    const modules = fetched.filter((path) => path.endsWith('.wasm'));
-    assert.deepEqual(modules, ['/pkg/dist/wasm/stoic_client_bg.wasm', '/pkg/dist/wasm/stoic_wasm_bg.wasm']);
-  } finally {
-    await browser.close();
-  }
+  const { result, errors, fetched } = await runPage('/split');
+  assert.deepEqual(errors, []);
+  assert.equal(result.error, undefined, result.stack);
+  assert.deepEqual(result.clientHas, ['retry', 'createFetch']);
+  assert.equal(result.snapshot.name, 'InputError');
+  assert.equal(result.snapshot.code, 'not_in_build');
+  assert.match(result.snapshot.message, /stoic\/full/);
+  assert.equal(result.sameKey, true);
+  assert.equal(result.breaker, 'function');
+  assert.equal(result.restored, 'number');
+  const modules = fetched.filter((path) => path.endsWith('.wasm'));
+  assert.deepEqual(modules, ['/pkg/dist/wasm/stoic_client_bg.wasm', '/pkg/dist/wasm/stoic_wasm_bg.wasm']);
 });

@@ -64,6 +64,7 @@ class _Exchange:
     def __init__(
         self,
         policy: Policy,
+        client: Any,
         *,
         prefix: str,
         interval: float,
@@ -81,6 +82,9 @@ class _Exchange:
         self.process_id = secrets.token_hex(8)
         self.exchanges = 0
         self.failures = 0
+        self.client = client
+        # redis-py's Script for either client (sync or asyncio).
+        self._script = client.register_script(FLEET_REDIS_SCRIPT)
 
     def key(self, scope: str) -> str:
         return f"{self.prefix}{{{scope}}}"
@@ -108,9 +112,9 @@ class FleetSync(_Exchange):
         on_error: Callable[[BaseException], None] | None = None,
         now: Callable[[], float] = monotonic,
     ) -> None:
-        super().__init__(policy, prefix=prefix, interval=interval, on_error=on_error, now=now)
-        self.client = client
-        self._script = client.register_script(FLEET_REDIS_SCRIPT)
+        super().__init__(
+            policy, client, prefix=prefix, interval=interval, on_error=on_error, now=now
+        )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
@@ -178,9 +182,9 @@ class AsyncFleetSync(_Exchange):
         on_error: Callable[[BaseException], None] | None = None,
         now: Callable[[], float] = monotonic,
     ) -> None:
-        super().__init__(policy, prefix=prefix, interval=interval, on_error=on_error, now=now)
-        self.client = client
-        self._script = client.register_script(FLEET_REDIS_SCRIPT)
+        super().__init__(
+            policy, client, prefix=prefix, interval=interval, on_error=on_error, now=now
+        )
         self._task: asyncio.Task[None] | None = None
 
     async def exchange(self) -> bool:
