@@ -45,6 +45,10 @@ pub struct Call {
 impl Guest for Engine {
     type Policy = Policy;
     type Call = Call;
+
+    fn fleet_redis_script() -> String {
+        stoic_core::fleet::REDIS_SCRIPT.to_owned()
+    }
 }
 
 impl GuestCall for Call {
@@ -179,8 +183,7 @@ impl GuestPolicy for Policy {
     }
 
     fn poll_event(&self) -> Option<Event> {
-        let mut inner = self.inner.borrow_mut();
-        std::iter::from_fn(|| inner.poll_event()).find_map(events::event)
+        self.inner.borrow_mut().poll_event().map(events::event)
     }
 
     fn next_timeout(&self) -> Option<u64> {
@@ -209,6 +212,38 @@ impl GuestPolicy for Policy {
 
     fn snapshot(&self) -> String {
         self.inner.borrow().snapshot_json()
+    }
+
+    fn fleet_export(&self, now_ms: u64, store_now_ms: u64) -> (u64, Vec<(String, String)>) {
+        let delta = self
+            .inner
+            .borrow_mut()
+            .fleet_export(instant(now_ms), store_now_ms);
+        (delta.seq, delta.scope_texts())
+    }
+
+    fn fleet_apply(&self, now_ms: u64, replies: Vec<String>) -> Result<(), InputError> {
+        let replies: Vec<&str> = replies.iter().map(String::as_str).collect();
+        self.inner
+            .borrow_mut()
+            .fleet_apply_replies(instant(now_ms), &replies)
+            .map_err(|e| input_error(&e))
+    }
+
+    fn fleet_failed(&self, now_ms: u64) {
+        self.inner.borrow_mut().fleet_failed(instant(now_ms));
+    }
+
+    fn fleet_health(&self, now_ms: u64) -> String {
+        self.inner
+            .borrow()
+            .fleet_health(instant(now_ms))
+            .code()
+            .to_owned()
+    }
+
+    fn fleet_has_news(&self) -> bool {
+        self.inner.borrow().fleet_has_news()
     }
 
     fn restore(&self, snapshot: String) -> Result<RestoreReport, InputError> {

@@ -21,6 +21,7 @@ const RUNNERS = {
   records: 'parts.test.js',
   server_idempotency: 'parts.test.js',
   host: 'host.test.js',
+  fleet_exchange: 'fleet.test.js',
 };
 
 test('every vector file has a component runner', () => {

@@ -7,10 +7,8 @@ use stoic_core::{Event, Instant};
 use crate::bindings::exports::stoic::engine::policy as wit;
 use crate::convert::breaker_state;
 
-/// The WIT form of `event`; `None` for a fleet health change, which a
-/// component's policy never has (the component has no fleet exchange).
-pub(super) fn event(event: Event) -> Option<wit::Event> {
-    Some(match event {
+pub(super) fn event(event: Event) -> wit::Event {
+    match event {
         Event::BreakerTransition {
             scope,
             from,
@@ -56,8 +54,12 @@ pub(super) fn event(event: Event) -> Option<wit::Event> {
             scope,
             record: log_record(&record),
         }),
-        Event::FleetHealth { .. } => return None,
-    })
+        Event::FleetHealth { from, to, at } => wit::Event::FleetHealth(wit::FleetHealthChange {
+            from: from.code().to_owned(),
+            to: to.code().to_owned(),
+            at: at.as_millis(),
+        }),
+    }
 }
 
 /// A breaker transition with no scope (a standalone breaker's).

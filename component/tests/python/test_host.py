@@ -24,6 +24,7 @@ RUNNERS = {
     "records": "test_parts.py",
     "server_idempotency": "test_parts.py",
     "host": "test_host.py",
+    "fleet_exchange": "test_fleet.py",
 }
 
 
