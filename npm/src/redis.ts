@@ -22,7 +22,7 @@
  */
 import { fleetRedisScript } from './core.js';
 import { monotonicNow } from './clock.js';
-import { callable, num } from './guard.js';
+import { callable, num, record } from './guard.js';
 import type { Policy } from './policy.js';
 
 /** What the exchange needs of a Redis client (`ioredis` has it). */
@@ -76,6 +76,21 @@ export class FleetSync {
   #running: Promise<boolean> | undefined;
 
   constructor(policy: Policy, client: FleetRedisClient, options: FleetSyncOptions = {}) {
+    const core = (policy as { core?: { fleetExport?: unknown } } | null)?.core;
+    if (typeof core?.fleetExport !== 'function') {
+      throw Object.assign(new TypeError('FleetSync(policy, client): policy must be a Policy from stoic (not the browser build)'), {
+        code: 'wrong_type',
+        field: 'policy',
+      });
+    }
+    const c = client as Partial<FleetRedisClient> | null;
+    if (typeof c?.time !== 'function' || typeof c?.eval !== 'function') {
+      throw Object.assign(new TypeError('FleetSync(policy, client): client must be a Redis client with time() and eval() (ioredis)'), {
+        code: 'wrong_type',
+        field: 'client',
+      });
+    }
+    record(options, 'options');
     this.policy = policy;
     this.client = client;
     this.prefix = options.prefix ?? 'stoic:fleet:';
