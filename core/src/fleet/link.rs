@@ -110,6 +110,17 @@ pub struct FleetLink {
     by_index: Vec<Option<usize>>,
 }
 
+/// A time of this process (ms) in the store's time, by `offset` (the
+/// store's time minus this process's at the last export).
+fn to_store(offset: i128, local_ms: u64) -> u64 {
+    u64::try_from((i128::from(local_ms) + offset).max(0)).unwrap_or(0)
+}
+
+/// A time of the store (ms) in this process's time, by `offset`.
+fn to_local(offset: i128, store_ms: u64) -> Instant {
+    Instant::from_millis(u64::try_from((i128::from(store_ms) - offset).max(0)).unwrap_or(0))
+}
+
 /// Adds `tally` at `bucket` in a list kept sorted by bucket.
 fn add_at(list: &mut Vec<(u64, Tally)>, bucket: u64, tally: Tally) {
     // Calls count into the newest bucket: checked first, in O(1).
@@ -147,7 +158,13 @@ impl FleetLink {
     }
 
     fn scope_mut(&mut self, name: &str, bucket_ms: u64, window_ms: u64) -> Option<&mut ScopeLink> {
-        let at = match self.scopes.iter().position(|s| s.name == name) {
+        let at = self.scope_index(name, bucket_ms, window_ms);
+        self.scopes.get_mut(at)
+    }
+
+    /// Where `name`'s link is, made when it is the first use.
+    fn scope_index(&mut self, name: &str, bucket_ms: u64, window_ms: u64) -> usize {
+        match self.scopes.iter().position(|s| s.name == name) {
             Some(at) => at,
             None => {
                 self.scopes.push(ScopeLink {
@@ -162,8 +179,7 @@ impl FleetLink {
                 });
                 self.scopes.len().saturating_sub(1)
             }
-        };
-        self.scopes.get_mut(at)
+        }
     }
 
     /// [`FleetLink::count`] for the policy's scope number `index` (named
@@ -181,12 +197,7 @@ impl FleetLink {
         let at = match cached {
             Some(at) => at,
             None => {
-                if self.scope_mut(scope, bucket_ms, window_ms).is_none() {
-                    return;
-                }
-                let Some(at) = self.scopes.iter().position(|s| s.name == scope) else {
-                    return;
-                };
+                let at = self.scope_index(scope, bucket_ms, window_ms);
                 if self.by_index.len() <= index {
                     self.by_index.resize(index.saturating_add(1), None);
                 }
@@ -260,15 +271,11 @@ impl FleetLink {
         for link in &mut self.scopes {
             let mut buckets: Vec<(u64, Tally)> = Vec::new();
             for (local, tally) in link.pending.drain(..) {
-                let start = i128::from(local) * i128::from(link.bucket_ms) + offset;
-                let store_bucket =
-                    u64::try_from(start.max(0) / i128::from(link.bucket_ms)).unwrap_or(0);
-                add_at(&mut buckets, store_bucket, tally);
+                let start = to_store(offset, local.saturating_mul(link.bucket_ms));
+                add_at(&mut buckets, start / link.bucket_ms, tally);
             }
-            let to_store =
-                |local: u64| u64::try_from((i128::from(local) + offset).max(0)).unwrap_or(0);
             let breaker = link.breaker.as_mut().map(|b| BreakerFacts {
-                opened_until: b.opened_until.take().map(to_store),
+                opened_until: b.opened_until.take().map(|until| to_store(offset, until)),
                 closed_until: b.closed_until.take(),
                 wants_probe: b.wants_probe,
                 lease_ms: b.lease_ms,
@@ -371,12 +378,6 @@ impl FleetLink {
         self.last_view = Some(now);
     }
 
-    /// The exchange failed: the delta in flight is sent again next time.
-    pub fn failed(&mut self) {
-        // Nothing to undo: `export` hands the same delta back until a view
-        // confirms it, and counts made meanwhile wait in `pending`.
-    }
-
     /// Learns what `breaker` (of `scope`) did since the last call: its
     /// queued transitions, not yet turned into events, and whether it wants
     /// the probe. The policy calls it after every step of a call.
@@ -389,7 +390,6 @@ impl FleetLink {
         now: Instant,
     ) {
         let offset = self.offset;
-        let to_store = |local: u64| u64::try_from((i128::from(local) + offset).max(0)).unwrap_or(0);
         let Some(link) = self.scope_mut(scope, bucket_ms, window_ms) else {
             return;
         };
@@ -407,7 +407,7 @@ impl FleetLink {
                     // the fleet's as last seen, or this process's own (the
                     // offset moves by the store's round trip, so its own
                     // end, converted again, may fall a little short).
-                    let own = facts.last_until.map(to_store);
+                    let own = facts.last_until.map(|until| to_store(offset, until));
                     facts.closed_until = own.max(facts.fleet_open_until);
                     facts.opened_until = None;
                 }
@@ -434,21 +434,15 @@ impl FleetLink {
             .any(|s| s.scope == scope && s.breaker.is_some_and(|b| b.opened_until.is_some()));
         let link = self.scopes.iter_mut().find(|s| s.name == scope)?;
         let facts = link.breaker.as_mut()?;
-        let local = |store: u64| {
-            Instant::from_millis(u64::try_from((i128::from(store) - offset).max(0)).unwrap_or(0))
-        };
-        let to_store = |local: Instant| {
-            u64::try_from((i128::from(local.as_millis()) + offset).max(0)).unwrap_or(0)
-        };
         let verdict = match (facts.fleet_open_until, own) {
-            (Some(until), _) => Verdict::Open(local(until)),
+            (Some(until), _) => Verdict::Open(to_local(offset, until)),
             (None, BreakerState::Open { until, .. }) => {
                 // Closed by a probe's verdict for this period (within the
                 // round trip's jitter), or the store lost the fact (a
                 // restart without persistence): then this process tells
                 // the fleet again instead of closing.
                 let closed = facts.fleet_closed_until.is_some_and(|closed| {
-                    closed.saturating_add(CLOSE_JITTER_MS) >= to_store(*until)
+                    closed.saturating_add(CLOSE_JITTER_MS) >= to_store(offset, until.as_millis())
                 });
                 if closed {
                     Verdict::Closed
@@ -518,8 +512,7 @@ impl FleetLink {
         let mut requests = BucketRing::new(bucket_ms, buckets);
         let mut retries = BucketRing::new(bucket_ms, buckets);
         for (bucket, tally) in &link.others {
-            let start = i128::from(*bucket) * i128::from(link.bucket_ms) - self.offset;
-            let at = Instant::from_millis(u64::try_from(start.max(0)).unwrap_or(0));
+            let at = to_local(self.offset, bucket.saturating_mul(link.bucket_ms));
             requests.add(at, tally.requests);
             retries.add(at, tally.retries);
         }

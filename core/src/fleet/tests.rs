@@ -41,7 +41,6 @@ impl Store {
     ) {
         let delta = link.export(Instant::from_millis(local_now), store_now);
         if matches!(how, Exchange::Unreachable) {
-            link.failed();
             return;
         }
         let last = self.applied.entry(process).or_insert(0);
@@ -78,9 +77,9 @@ impl Store {
                 })
                 .collect(),
         };
-        match how {
-            Exchange::Ok => link.apply(Instant::from_millis(local_now), &view),
-            _ => link.failed(),
+        // A lost reply: the link keeps the delta for the next exchange.
+        if matches!(how, Exchange::Ok) {
+            link.apply(Instant::from_millis(local_now), &view);
         }
     }
 

@@ -26,14 +26,9 @@ impl Policy {
         for index in 0..self.scopes.len() {
             self.flush(index, now);
         }
-        match self.fleet.as_mut() {
-            Some(fleet) => fleet.export(now, store_now_ms),
-            None => FleetDelta {
-                seq: 0,
-                store_now_ms,
-                scopes: Vec::new(),
-            },
-        }
+        self.fleet
+            .get_or_insert_with(|| FleetLink::new(STALE_AFTER_MS))
+            .export(now, store_now_ms)
     }
 
     /// Takes the fleet's totals, read by the store right after it applied
@@ -108,10 +103,8 @@ impl Policy {
     /// longer wait for a probe lease: each probes on its own, as alone.
     pub fn fleet_failed(&mut self, now: Instant) {
         let now = self.clock.observe(now);
-        let Some(fleet) = self.fleet.as_mut() else {
-            return;
-        };
-        fleet.failed();
+        // Nothing to undo: the link hands the same delta back until a view
+        // confirms it, and counts made meanwhile wait for the next one.
         self.watch_fleet(now);
     }
 
