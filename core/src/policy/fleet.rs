@@ -126,8 +126,10 @@ impl Policy {
     }
 
     /// Whether a breaker of this policy opened or closed since the last
-    /// export: the adapters check it often (it is an in-memory look) and
-    /// exchange at once, so the fleet learns of a trip within moments.
+    /// export, or a scope was used that no view has covered yet (never
+    /// while a delta waits to be confirmed): the adapters check it often
+    /// (it is an in-memory look) and exchange at once, so the fleet learns
+    /// of a trip within moments.
     #[must_use]
     pub fn fleet_has_news(&self) -> bool {
         self.fleet.as_ref().is_some_and(FleetLink::has_news)
