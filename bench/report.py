@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from report_component import component_section
+from report_fleet import fleet_section
 from report_markdown import ns, ratio, table
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -512,6 +513,7 @@ def cmd_write(out: Path, target: Path) -> None:
         ]
     else:
         lines.append("Not run.")
+    lines += fleet_section(py, load(out / "engine.json"))
     target.write_text("\n".join(lines) + "\n", encoding="utf-8")
     print(f"wrote {target}")
 

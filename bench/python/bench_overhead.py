@@ -216,6 +216,44 @@ def raw_engine(n: int, rounds: int) -> dict[str, float]:
     return {"success": s, "retry_decision": r - s}
 
 
+def fleet_attached(n: int, rounds: int) -> dict[str, dict[str, float]]:
+    """The engine's hot path with the documented defaults (breaker, ratio
+    budget, metrics), on a policy attached to a fleet (one export, no store:
+    what a call pays for the counting) and on one that is not, in alternating
+    rounds, since this machine's speed drifts between runs."""
+    mono = time.monotonic
+
+    def layer(policy: stoic.Policy) -> tuple[Callable[[], None], Callable[[], None]]:
+        def success() -> None:
+            call = policy.begin(mono(), "op")
+            call.on_success(mono())
+
+        def retry_once() -> None:
+            call = policy.begin(mono(), "op")
+            call.on_network_error(mono(), "connect_refused")
+            call.admit(mono())
+            call.on_success(mono())
+
+        return success, retry_once
+
+    attached = stoic.Policy()
+    attached.fleet_export(mono(), 0)
+    layers = {"plain": layer(stoic.Policy()), "fleet": layer(attached)}
+    samples: dict[str, dict[str, list[float]]] = {
+        name: {"success": [], "retry": []} for name in layers
+    }
+    for round_ in range(rounds):
+        for name in sorted(layers, reverse=round_ % 2 == 1):
+            success, retry_once = layers[name]
+            samples[name]["success"].append(time_sync(success, n))
+            samples[name]["retry"].append(time_sync(retry_once, n))
+    out = {}
+    for name, times in samples.items():
+        s, r = statistics.median(times["success"]), statistics.median(times["retry"])
+        out[name] = {"success": s, "retry_decision": r - s}
+    return out
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rounds", type=int, default=15)
@@ -240,6 +278,12 @@ def main() -> None:
     print(
         f"engine alone: begin+on_success {raw['success']:.0f} ns; "
         f"one retry decision (report + admit) {raw['retry_decision']:.0f} ns"
+    )
+    fleet = fleet_attached(args.n, args.rounds)
+    plain_ns, fleet_ns = fleet["plain"]["success"], fleet["fleet"]["success"]
+    print(
+        f"engine alone, defaults: begin+on_success {plain_ns:.0f} ns,"
+        f" with a fleet attached {fleet_ns:.0f} ns"
     )
     header = (
         "| path | " + " | ".join(LIBS) + " | " + " | ".join(f"{p}/stoic" for p in LIBS[1:]) + " |"
@@ -277,6 +321,7 @@ def main() -> None:
             "n_retry": max(1, args.n // 4),
             "versions": versions,
             "engine_alone_ns": raw,
+            "fleet_attached_ns": fleet,
             "cases": cases,
         }
         with open(args.json, "w", encoding="utf-8") as out:

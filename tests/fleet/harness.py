@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, ClassVar
@@ -40,59 +41,85 @@ def free_port() -> int:
         return port
 
 
+class RedisServer:
+    """A redis-server of the run's own on a free port of 127.0.0.1, with no
+    persistence: ``stop()`` kills it and ``start()`` brings up an empty one on
+    the same port (the outage runs: a store lost, then restarted without its
+    data)."""
+
+    def __init__(self, folder: str) -> None:
+        self.folder = folder
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                *("redis-server", "--port", str(self.port), "--bind", "127.0.0.1"),
+                *("--save", "", "--appendonly", "no"),
+            ],
+            cwd=self.folder,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(200):
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", self.port)) == 0:
+                    return
+            time.sleep(0.02)
+        raise RuntimeError(f"redis-server did not listen on port {self.port}")
+
+    def stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+            self.process = None
+
+
+@dataclass
+class Store:
+    """Where the workers meet: ``url``, and ``server`` when the run owns it
+    (``None`` under REDIS_URL, where no outage can be staged)."""
+
+    url: str
+    server: RedisServer | None
+
+
 @contextmanager
-def redis_url() -> Iterator[str]:
+def redis_store() -> Iterator[Store]:
     """REDIS_URL, or a redis-server of its own for the run."""
     given = os.environ.get("REDIS_URL")
     if given:
-        yield given
+        yield Store(given, None)
         return
     if shutil.which("redis-server") is None:
         raise SystemExit(
             "redis-server is missing: scripts/redis-tools.sh installs it, or set REDIS_URL"
         )
-    port = free_port()
     with tempfile.TemporaryDirectory() as folder:
-        server = subprocess.Popen(
-            [
-                "redis-server",
-                "--port",
-                str(port),
-                "--bind",
-                "127.0.0.1",
-                "--save",
-                "",
-                "--appendonly",
-                "no",
-            ],
-            cwd=folder,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        server = RedisServer(folder)
+        server.start()
         try:
-            for _ in range(200):
-                with socket.socket() as probe:
-                    if probe.connect_ex(("127.0.0.1", port)) == 0:
-                        break
-                time.sleep(0.02)
-            yield f"redis://127.0.0.1:{port}/0"
+            yield Store(server.url, server)
         finally:
-            server.kill()
-            server.wait()
+            server.stop()
 
 
 class Failing(BaseHTTPRequestHandler):
-    """503 to every request, counted and timed."""
+    """503 to every request but ``/ok`` (200, not counted), counted and timed."""
 
     count = 0
     times: ClassVar[list[float]] = []
     lock = threading.Lock()
 
     def do_GET(self) -> None:
-        with Failing.lock:
-            Failing.count += 1
-            Failing.times.append(time.monotonic())
-        self.send_response(503)
+        ok = self.path.endswith("/ok")
+        if not ok:
+            with Failing.lock:
+                Failing.count += 1
+                Failing.times.append(time.monotonic())
+        self.send_response(200 if ok else 503)
         self.send_header("content-length", "0")
         self.end_headers()
 
@@ -100,53 +127,72 @@ class Failing(BaseHTTPRequestHandler):
         pass
 
 
+def stage_outage(server: RedisServer, started: float, outage: tuple[float, float]) -> None:
+    """Kills the store ``outage[0]`` seconds into the run and brings up an
+    empty one ``outage[1]`` seconds in."""
+    down, up = outage
+    time.sleep(max(0.0, started + down - time.monotonic()))
+    server.stop()
+    time.sleep(max(0.0, started + up - time.monotonic()))
+    server.start()
+
+
 def run(
     seconds: float,
     share: bool,
-    url_of_redis: str,
+    store: Store,
     pause: float = 0.05,
     config: str = "config.json",
+    interval: float = 0.2,
+    roles: tuple[str, str, str, str] = ("caller",) * 4,
+    outage: tuple[float, float] | None = None,
 ) -> dict[str, Any]:
-    """One run of the four workers: calls, requests, amplification, and the
-    server's requests per second over the run's second half."""
+    """One run of the four workers (Python, Python, Node, Node, in the roles
+    given): calls, requests, amplification, the server's requests per second
+    over the run's second half, and the store's work per process. With
+    ``outage``, the store is killed and restarted empty during the run, and
+    ``outage_requests`` counts what the server heard while it was down."""
     server = ThreadingHTTPServer(("127.0.0.1", 0), Failing)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     Failing.count = 0
     Failing.times = []
-    started = time.monotonic()
     url = f"http://127.0.0.1:{server.server_address[1]}/always-503"
-    common = [
-        "--url",
-        url,
-        "--redis",
-        url_of_redis,
-        "--seconds",
-        str(seconds),
-        "--pause",
-        str(pause),
-    ]
+    common = ["--url", url, "--redis", store.url, "--seconds", str(seconds)]
+    common += ["--pause", str(pause), "--interval", str(interval)]
     common += ["--config", str(HERE / config)]
     if share:
         common.append("--share")
-    commands_run = [
-        [sys.executable, str(HERE / "worker.py"), *common],
-        [sys.executable, str(HERE / "worker.py"), *common],
-        ["node", str(HERE / "worker.mjs"), *common],
-        ["node", str(HERE / "worker.mjs"), *common],
+    programs = [
+        [sys.executable, str(HERE / "worker.py")],
+        [sys.executable, str(HERE / "worker.py")],
+        ["node", str(HERE / "worker.mjs")],
+        ["node", str(HERE / "worker.mjs")],
     ]
-    store = redis.Redis.from_url(url_of_redis)
-    store.config_resetstat()
+    commands_run = [
+        [*program, *common, "--role", role] for program, role in zip(programs, roles, strict=True)
+    ]
+    stats_client = redis.Redis.from_url(store.url)
+    stats_client.config_resetstat()
+    started = time.monotonic()
     workers = [subprocess.Popen(c, stdout=subprocess.PIPE, text=True) for c in commands_run]
+    stager = None
+    if outage is not None:
+        if store.server is None:
+            raise ValueError("an outage needs the run's own redis-server (REDIS_URL is set)")
+        stager = threading.Thread(target=stage_outage, args=(store.server, started, outage))
+        stager.start()
     reports = []
     for command, worker in zip(commands_run, workers, strict=True):
         out, _ = worker.communicate(timeout=seconds + 60)
         if worker.returncode != 0:
             raise RuntimeError(f"a worker failed ({command[1]}): {out}")
         reports.append(json.loads(out.strip().splitlines()[-1]))
+    if stager is not None:
+        stager.join()
     server.shutdown()
     # What the store served: the round trips the workers made (TIME, the
     # script, loading it) and every command, the script's own included.
-    stats = store.info("commandstats")
+    stats = stats_client.info("commandstats")
     trips = sum(
         int(v["calls"])
         for k, v in stats.items()
@@ -160,7 +206,9 @@ def run(
     # steady state.
     half = started + seconds / 2
     late = [t for t in Failing.times if half <= t <= started + seconds]
+    down, up = (started + outage[0], started + outage[1]) if outage else (0.0, 0.0)
     return {
+        "outage_requests": sum(1 for t in Failing.times if down <= t < up),
         "share": share,
         "workers": reports,
         "calls": calls,
@@ -172,16 +220,67 @@ def run(
     }
 
 
+def exchange_after(exchanges: list[list[float]], at_ms: float) -> list[float] | None:
+    """The first exchange that worked and began at or after ``at_ms``."""
+    return next((e for e in exchanges if e[0] >= at_ms and e[2]), None)
+
+
+def seen_by_next_exchange(watcher: dict[str, Any], pushed_ms: float) -> bool:
+    """Whether ``watcher``'s breaker showed open before the exchange after
+    the one that brought the trip (its first exchange to begin once the trip
+    was in the store, at ``pushed_ms``) began: the watcher looks every 5 ms,
+    so it sees what an exchange brought a moment after that exchange ends."""
+    seen = watcher["opened_at_ms"]
+    bringer = exchange_after(watcher["exchanges"], pushed_ms)
+    if seen is None or bringer is None:
+        return False
+    following = exchange_after(watcher["exchanges"], bringer[1])
+    return following is None or seen <= following[0]
+
+
+def propagation(store: Store, interval: float, seconds: float = 4.0) -> dict[str, Any]:
+    """Time to fleet-wide open: one Python worker calls the failing server
+    until its breaker trips; the other three (Python, Node, Node) make one
+    good call and then only watch their breakers. For each watcher: how long
+    after the caller's breaker opened its own showed open (wall clock, ms),
+    and whether that was by the watcher's first exchange to begin after the
+    caller's push of the trip had reached the store (``in_one_exchange``)."""
+    # The watchers make no failing call: only the fleet can open them.
+    result = run(
+        seconds,
+        share=True,
+        store=store,
+        config="breaker.json",
+        interval=interval,
+        roles=("caller", "observer", "observer", "observer"),
+    )
+    caller, *watchers = result["workers"]
+    opened = caller["opened_at_ms"]
+    if opened is None:
+        raise RuntimeError(f"the caller's breaker never opened: {caller}")
+    # The caller's exchange that carried the trip: the first to begin after
+    # its breaker opened (the news check sends it within 50 ms).
+    push = exchange_after(caller["exchanges"], opened)
+    if push is None:
+        raise RuntimeError(f"the caller never sent its trip: {caller}")
+    delays, in_one = [], []
+    for watcher in watchers:
+        seen = watcher["opened_at_ms"]
+        delays.append(None if seen is None else seen - opened)
+        in_one.append(seen_by_next_exchange(watcher, push[1]))
+    return {"workers": result["workers"], "delays_ms": delays, "in_one_exchange": in_one}
+
+
 def main() -> None:
     seconds = float(os.environ.get("FLEET_SECONDS", "10"))
-    with redis_url() as url:
+    with redis_store() as store:
         for share in (False, True):
             label = "shared" if share else "not shared"
             print(
                 f"fleet run, budget {label}: 2 Python + 2 Node workers, "
                 f"{seconds:g} s against an always-503 server (exchanges every 0.2 s)"
             )
-            result = run(seconds, share, url)
+            result = run(seconds, share, store)
             for worker in result["workers"]:
                 print(f"  {worker['language']:7} calls {worker['calls']}")
             print(f"  requests at the server: {result['requests']} for {result['calls']} calls")
@@ -198,10 +297,22 @@ def main() -> None:
         for share in (False, True):
             label = "shared" if share else "not shared"
             print(f"fleet run, breaker {label} (cooldown {cooldown:g} s), {seconds:g} s")
-            result = run(seconds, share, url, config="breaker.json")
+            result = run(seconds, share, store, config="breaker.json")
             probes = result["late_requests_per_second"] * cooldown
             print(f"  requests at the server: {result['requests']} for {result['calls']} calls")
             print(f"probes per cooldown: {probes:.1f}")
+        for interval in (0.2, 1.0):
+            print(
+                f"time to fleet-wide open, exchanges every {interval:g} s: one worker trips,"
+                " three watch"
+            )
+            spread = propagation(store, interval)
+            for worker, delay in zip(spread["workers"][1:], spread["delays_ms"], strict=True):
+                shown = "never" if delay is None else f"{delay:.0f} ms after the trip"
+                print(f"  {worker['language']:7} breaker open {shown}")
+            known = [d for d in spread["delays_ms"] if d is not None]
+            worst = f"{max(known):.0f} ms" if len(known) == 3 else "not every process"
+            print(f"fleet-wide open: {worst}")
 
 
 if __name__ == "__main__":

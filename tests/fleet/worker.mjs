@@ -1,14 +1,19 @@
-// A Node worker of the fleet run (tests/fleet/harness.py): GETs an
-// always-failing URL through createFetch for a number of seconds, its
-// policy's budget shared through Redis when asked; prints its calls as JSON.
+// A Node worker of the fleet run (tests/fleet/harness.py), the twin of
+// worker.py: as a `caller` it GETs an always-failing URL through createFetch
+// for a number of seconds; as an `observer` it makes one good call (so its
+// policy knows the scope) and then only watches its breaker. Its policy is
+// attached to Redis when asked; it prints the same JSON report as worker.py.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
 
 const require = createRequire(new URL('../../npm/package.json', import.meta.url));
 const Redis = require('ioredis');
-const { Policy, createFetch } = await import('../../npm/dist/node.js');
+const { Policy, RetryError, createFetch } = await import('../../npm/dist/node.js');
 const { FleetSync } = await import('../../npm/dist/redis.js');
+
+/** Milliseconds between an observer's looks at its breaker. */
+const WATCH_MS = 5;
 
 const { values } = parseArgs({
   options: {
@@ -16,34 +21,77 @@ const { values } = parseArgs({
     redis: { type: 'string' },
     seconds: { type: 'string' },
     pause: { type: 'string' },
+    interval: { type: 'string', default: '0.2' },
+    role: { type: 'string', default: 'caller' },
     share: { type: 'boolean', default: false },
     config: { type: 'string' },
   },
 });
-const config = JSON.parse(readFileSync(values.config, 'utf8'));
-const policy = new Policy(config);
+const policy = new Policy(JSON.parse(readFileSync(values.config, 'utf8')));
+const scope = new URL(values.url).host;
+const exchanges = [];
 let sync;
 let client;
 if (values.share) {
-  client = new Redis(values.redis, { maxRetriesPerRequest: 0, enableOfflineQueue: false });
+  // The README's ioredis settings: no offline queue, no retries per request,
+  // short timeouts, so a dead store fails an exchange instead of holding it.
+  client = new Redis(values.redis, {
+    maxRetriesPerRequest: 0,
+    enableOfflineQueue: false,
+    connectTimeout: 500,
+    commandTimeout: 500,
+  });
   client.on('error', () => {});
   await new Promise((resolve) => client.once('ready', resolve));
-  sync = await new FleetSync(policy, client, { intervalMs: 200 }).start();
+  sync = new FleetSync(policy, client, { intervalMs: Number(values.interval) * 1000 });
+  // Each exchange's wall-clock start and end (and whether it worked): the
+  // suite orders the processes' exchanges with them.
+  const exchange = sync.exchange.bind(sync);
+  sync.exchange = async () => {
+    const start = Date.now();
+    const ok = await exchange();
+    exchanges.push([start, Date.now(), ok ? 1 : 0]);
+    return ok;
+  };
+  await sync.start();
 }
 const fetchWithRetries = createFetch({ policy });
-const pause = Number(values.pause) * 1000;
+const report = { language: 'node', role: values.role, calls: 0, errors: 0 };
+const health = [];
+let openedAt = null;
+if (values.role === 'observer') {
+  const ok = await fetchWithRetries(values.url.replace(/\/[^/]*$/, '/ok'));
+  if (!ok.ok) throw new Error(`the good call failed: ${ok.status}`);
+  await ok.body?.cancel();
+}
+const pause = values.role === 'caller' ? Number(values.pause) * 1000 : WATCH_MS;
 const end = performance.now() + Number(values.seconds) * 1000;
-let calls = 0;
 while (performance.now() < end) {
-  try {
-    const response = await fetchWithRetries(values.url);
-    await response.body?.cancel();
-  } catch {
-    // The service always fails; only the count matters.
+  if (values.role === 'caller') {
+    try {
+      const response = await fetchWithRetries(values.url);
+      await response.body?.cancel();
+    } catch (error) {
+      // The engine's own give-up (circuit_open, budget_exhausted) is expected;
+      // anything else reached the caller.
+      if (!(error instanceof RetryError)) {
+        report.errors += 1;
+        report.error ??= String(error);
+      }
+    }
+    report.calls += 1;
   }
-  calls += 1;
+  if (openedAt === null && policy.breakerState(scope) === 'open') openedAt = Date.now();
+  const state = policy.fleetHealth();
+  if (health.at(-1) !== state) health.push(state);
   await new Promise((r) => setTimeout(r, pause));
 }
 if (sync) await sync.close();
 client?.disconnect();
-console.log(JSON.stringify({ language: 'node', calls, exchange_failures: sync?.failures ?? 0 }));
+Object.assign(report, {
+  exchange_failures: sync?.failures ?? 0,
+  health,
+  opened_at_ms: openedAt,
+  exchanges,
+});
+console.log(JSON.stringify(report));
