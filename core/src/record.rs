@@ -14,18 +14,26 @@
 //!   evaluated over a sliding window fed by the same [`Metrics`] calls, and
 //!   reported as [`RecordEvent::AlertChanged`] only when a level changes.
 //!
+//! [`METRICS`] names every metric of a snapshot for exporters (Prometheus,
+//! OpenTelemetry): one table, so every language publishes the same names,
+//! units and histogram buckets.
+//!
 //! Everything here is sans-IO: the policy passes `now` (monotonic) and, for
 //! log timestamps only, a [`crate::WallClock`]; it gets plain data back. The
 //! types know nothing of the policy, so they can be unit-tested and reused by
 //! hosts that only want the log format.
 
 mod alerts;
+mod catalogue;
 mod log;
 mod metrics;
 mod snapshot;
 mod window;
 
 pub use alerts::{Alert, AlertConfig, AlertLevel, AlertRule, RecordEvent, EVENT_QUEUE_CAPACITY};
+pub use catalogue::{
+    metric_points, MetricKind, MetricPoints, MetricSpec, METRICS, SCOPE_ATTRIBUTE,
+};
 pub use log::{LogError, LogOutcome, LogRecord};
 pub use metrics::{
     BreakerGauge, CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,

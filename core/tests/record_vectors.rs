@@ -172,3 +172,23 @@ fn merge_cases() {
         assert_eq!(a, expected, "{name}");
     }
 }
+
+#[test]
+fn catalogue_cases() {
+    use std::collections::BTreeMap;
+    use stoic_core::record::metric_points;
+    use stoic_core::schema::{emit, Dialect};
+
+    let doc = load();
+    let cases = doc["catalogue_cases"].as_array().unwrap();
+    assert!(!cases.is_empty());
+    for case in cases {
+        let name = str_of(case, "name");
+        let scopes: BTreeMap<String, MetricsSnapshot> =
+            serde_json::from_value(case["metrics"].clone()).unwrap();
+        let got: Vec<Value> = metric_points(&scopes)
+            .map(|metric| emit(&metric, Dialect::RUST).to_json())
+            .collect();
+        assert_eq!(Value::Array(got), case["expected"], "{name}");
+    }
+}

@@ -20,6 +20,7 @@ import type {
   BudgetStatus,
   LogOutcome,
   LogRecord,
+  MetricDescription,
   MetricsSnapshot,
   RetryBudgetConfig,
 } from './types.js';
@@ -241,6 +242,17 @@ export class Metrics extends Owned {
 export function mergeMetrics(a: MetricsSnapshot, b: MetricsSnapshot): MetricsSnapshot {
   requireLoaded();
   return core.mergeMetrics(record(a, 'a'), record(b, 'b')) as MetricsSnapshot;
+}
+
+/**
+ * The engine's metric catalogue: every metric of a scope's snapshot with the
+ * names, kind, unit, description and bucket bounds exporters publish it
+ * under (`stoic/prometheus`), and its points per scope when given
+ * `policy.metrics()`, in the units exporters publish (seconds).
+ */
+export function metricCatalogue(metrics?: Record<string, MetricsSnapshot>): MetricDescription[] {
+  requireLoaded();
+  return core.metricCatalogue(metrics === undefined ? undefined : record(metrics, 'metrics')) as MetricDescription[];
 }
 
 export interface LogRecordInput {

@@ -16,6 +16,7 @@ export {
   RetryBudget,
   logRecord,
   mergeMetrics,
+  metricCatalogue,
   payloadFingerprint,
   ServerIdempotency,
   type Admit,

@@ -360,6 +360,40 @@ export interface MetricsSnapshot {
   circuitBreakerState: number;
 }
 
+/** One scope's value of a metric, in the units exporters publish. */
+export interface MetricPoint {
+  /** `{ scope }`. */
+  attributes: Record<string, string>;
+  /** A counter's or gauge's value. */
+  value?: number;
+  /** A histogram's cumulative bucket counts (`le` form), `+Inf` last. */
+  buckets?: number[];
+  /** A histogram's sum, in seconds. */
+  sumSeconds?: number;
+  /** A histogram's count. */
+  count?: number;
+}
+
+/** A metric of the engine's catalogue, as exporters publish it (`metricCatalogue()`). */
+export interface MetricDescription {
+  /** The snapshot field it comes from, in the core's snake_case (`retry_total`). */
+  field: string;
+  /** The OpenTelemetry instrument name (`stoic.retries`). */
+  otelName: string;
+  /** The Prometheus metric name (`stoic_retry_total`). */
+  prometheusName: string;
+  kind: 'counter' | 'histogram' | 'gauge';
+  /** UCUM unit: `s` for durations, `{call}`-style for counts. */
+  unit: string;
+  description: string;
+  /** The attribute (label) names: `['scope']`. */
+  attributes: string[];
+  /** A histogram's bucket upper bounds, in seconds (`+Inf` follows). */
+  boundsSeconds?: number[];
+  /** One per scope of the snapshots given (none for the catalogue alone). */
+  points: MetricPoint[];
+}
+
 export interface RestoreReport {
   restored: number;
   /** Parts that started fresh because the config changed (`"api.breaker"`). */

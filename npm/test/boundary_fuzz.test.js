@@ -840,8 +840,9 @@ test('every export answers arbitrary arguments, or refuses them with a coded Err
       }
       const target = weighted(r, loaded ? kit.targets : kit.targets.filter((t) => t.kind !== 'method'));
       const values = new Values(r, { loaded: loaded ? m : main, snapshot: (rr) => rr.pick(snapshots) });
-      // A class of an entry of its own (`stoic/redis`) is exercised from that entry.
-      if (target.cls !== undefined && m[target.cls] === undefined) m = { ...main, [target.cls]: kit.module[target.cls] };
+      // A class or function of an entry of its own (`stoic/redis`, `stoic/prometheus`) is exercised from that entry.
+      const own = target.cls ?? target.name;
+      if (own !== undefined && m[own] === undefined) m = { ...main, [own]: kit.module[own] };
       const run = {
         index,
         entry: kit.entry,

@@ -1,6 +1,6 @@
-// records.json through logRecord, Metrics and mergeMetrics.
+// records.json through logRecord, Metrics, mergeMetrics and metricCatalogue.
 import assert from 'node:assert/strict';
-import { logRecord, mergeMetrics, Metrics } from '../dist/node.js';
+import { logRecord, mergeMetrics, metricCatalogue, Metrics } from '../dist/node.js';
 import { camel, snake } from './vectors.js';
 
 export function runRecords(name, doc) {
@@ -63,5 +63,11 @@ export function runRecords(name, doc) {
   for (const c of doc.merge_cases) {
     assert.deepEqual(snake(mergeMetrics(camel(c.a), camel(c.b))), c.expected, `${name} ${c.name}`);
   }
-  return doc.log_cases.length + doc.metrics_scenarios.length + doc.merge_cases.length;
+  for (const c of doc.catalogue_cases) {
+    // Scope names are data, kept as given; each snapshot in the JS spelling.
+    const metrics = Object.fromEntries(Object.entries(c.metrics).map(([scope, s]) => [scope, camel(s)]));
+    assert.deepEqual(snake(metricCatalogue(metrics)), c.expected, `${name} ${c.name}`);
+  }
+  assert.deepEqual(snake(metricCatalogue()), doc.catalogue_cases[0].expected, `${name} the catalogue alone`);
+  return doc.log_cases.length + doc.metrics_scenarios.length + doc.merge_cases.length + doc.catalogue_cases.length;
 }

@@ -46,6 +46,7 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::ServerIdempotency>()?;
     m.add_function(wrap_pyfunction!(server::request_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(records::merge_metrics, m)?)?;
+    m.add_function(wrap_pyfunction!(records::metric_catalogue, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::canonical_json, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::canonical_json_text, m)?)?;
     m.add_function(wrap_pyfunction!(helpers::idempotency_key, m)?)?;

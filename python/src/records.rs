@@ -1,12 +1,13 @@
 //! `stoic.parts.Metrics`, `LogRecord` and metrics merging: the record
 //! module of the core on its own.
 
+use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::record::{
-    self, CallOutcome, CallSummary, LogOutcome, MetricsSnapshot, RecordEvent,
+    self, metric_points, CallOutcome, CallSummary, LogOutcome, MetricsSnapshot, RecordEvent,
 };
 
 use crate::document::{data_of, py_emit, section_of};
@@ -126,6 +127,32 @@ pub(crate) fn merge_metrics<'py>(
     let mut merged = parse(a)?;
     merged.merge(&parse(b)?);
     py_emit(py, &merged)
+}
+
+/// The metric catalogue: every metric of a scope's snapshot with the names,
+/// kind, unit, description and bucket bounds exporters publish it under
+/// (`stoic.prometheus`), and its points per scope when given
+/// `policy.metrics()`, in the units exporters publish (seconds).
+#[pyfunction]
+#[pyo3(signature = (metrics = None))]
+pub(crate) fn metric_catalogue<'py>(
+    py: Python<'py>,
+    metrics: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyList>> {
+    let mut scopes = BTreeMap::new();
+    for (scope, snapshot) in metrics.into_iter().flatten() {
+        let scope: String = scope.extract().map_err(|_| {
+            usage_error(
+                "wrong_type",
+                "metrics' keys must be scope names (str)".into(),
+            )
+        })?;
+        scopes.insert(scope, data_of::<MetricsSnapshot>(py, &snapshot)?);
+    }
+    let points = metric_points(&scopes)
+        .map(|m| py_emit(py, &m))
+        .collect::<PyResult<Vec<_>>>()?;
+    PyList::new(py, points)
 }
 
 /// One decision's log record, in the format every language writes.

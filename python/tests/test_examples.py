@@ -13,6 +13,7 @@ EXPECT = {
     "py_decorator.py": "gave up: attempts_exhausted after 3 attempts",
     "py_loop.py": "reply {'status': 'done', 'id': 7}",
     "py_httpx.py": "client got 200",
+    "py_prometheus.py": 'stoic_retry_total{scope="inventory"} 2.0',
 }
 
 

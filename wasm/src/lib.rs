@@ -62,6 +62,6 @@ pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
 pub use policy::fleet::fleet_redis_script;
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
 #[cfg(feature = "tools")]
-pub use records::{log_record, merge_metrics};
+pub use records::{log_record, merge_metrics, metric_catalogue};
 #[cfg(feature = "server")]
 pub use server::{payload_fingerprint, CoreServerIdempotency};

@@ -1,7 +1,11 @@
 //! Log records and metric merging for hosts that keep their own loops
-//! (`stoic/tools`); a policy writes its records itself.
+//! (`stoic/tools`; a policy writes its records itself), and the metric
+//! catalogue exporters read.
 
-use stoic_core::record::{LogOutcome, LogRecord, MetricsSnapshot};
+use std::collections::BTreeMap;
+
+use js_sys::{Object, Reflect};
+use stoic_core::record::{metric_points, LogOutcome, LogRecord, MetricsSnapshot};
 use stoic_core::WallClock;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -9,7 +13,8 @@ use wasm_bindgen::JsValue;
 use crate::data::read_data;
 use crate::errors::usage_error;
 use crate::units::ms;
-use crate::value::{js_emit, set};
+use crate::value::{js_emit, own_keys, set};
+use wasm_bindgen::JsCast;
 
 /// A log record from its fields; returns the record with `line` (one-line
 /// JSON) and `text` (the display form).
@@ -58,4 +63,26 @@ pub fn merge_metrics(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
     let b: MetricsSnapshot = read_data(&b)?;
     a.merge(&b);
     Ok(js_emit(&a))
+}
+
+/// The metric catalogue: every metric of a scope's snapshot with the names,
+/// kind, unit, description and bucket bounds exporters publish it under
+/// (`stoic/prometheus`), and its points per scope when given
+/// `policy.metrics()`, in the units exporters publish (seconds).
+#[wasm_bindgen(js_name = metricCatalogue)]
+pub fn metric_catalogue(metrics: JsValue) -> Result<js_sys::Array, JsValue> {
+    let mut scopes = BTreeMap::new();
+    if !metrics.is_null() && !metrics.is_undefined() {
+        let object: &Object = metrics.dyn_ref().ok_or_else(|| {
+            usage_error(
+                "wrong_type",
+                "metrics must be an object of snapshots by scope",
+            )
+        })?;
+        for scope in own_keys(object)? {
+            let snapshot = Reflect::get(object, &JsValue::from_str(&scope))?;
+            scopes.insert(scope, read_data::<MetricsSnapshot>(&snapshot)?);
+        }
+    }
+    Ok(metric_points(&scopes).map(|m| js_emit(&m)).collect())
 }

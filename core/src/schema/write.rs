@@ -120,6 +120,13 @@ impl Out {
         self.put(stem, true, value);
     }
 
+    /// A list of durations, by its stem, in the dialect's unit.
+    #[inline(never)]
+    pub fn durations(&mut self, stem: &str, ms: impl IntoIterator<Item = u64>) {
+        let items = ms.into_iter().map(|ms| self.duration_value(ms)).collect();
+        self.put(stem, true, Value::List(items));
+    }
+
     /// A duration or `null`.
     #[inline(never)]
     pub fn opt_duration(&mut self, stem: &str, ms: Option<u64>) {

@@ -1,8 +1,8 @@
 """The engine's parts on their own, for hosts that compose them
 differently (and for the shared vectors): a circuit breaker, retry
-budgets, metrics with alert rules, log records, server-side idempotency
-decisions, and the lower-level key,
-header and date helpers.
+budgets, metrics with alert rules, log records, the metric catalogue
+(what exporters publish each metric as), server-side idempotency
+decisions, and the lower-level key, header and date helpers.
 
 Each part takes its section of the engine config as keywords, in the same
 Python spelling as ``Policy`` (float seconds, ``_ms`` dropped).
@@ -24,6 +24,7 @@ from ._stoic import (
     is_idempotent_method,
     key_header_value,
     merge_metrics,
+    metric_catalogue,
     parse_http_date,
     parse_key_header,
     request_fingerprint,
@@ -46,6 +47,7 @@ __all__ = [
     "is_idempotent_method",
     "key_header_value",
     "merge_metrics",
+    "metric_catalogue",
     "parse_http_date",
     "parse_key_header",
     "request_fingerprint",

@@ -81,3 +81,13 @@ def test_merge_cases() -> None:
     for case in DOC["merge_cases"]:
         merged = parts.merge_metrics(py_form(case["a"]), py_form(case["b"]))
         assert merged == py_form(case["expected"]), case["name"]
+
+
+def test_catalogue_cases() -> None:
+    # Bounds and sums are seconds in every dialect: the vector's spelling
+    # is Python's too, but for the snapshots given.
+    assert DOC["catalogue_cases"]
+    for case in DOC["catalogue_cases"]:
+        metrics = {scope: py_form(snapshot) for scope, snapshot in case["metrics"].items()}
+        assert parts.metric_catalogue(metrics) == case["expected"], case["name"]
+    assert parts.metric_catalogue() == DOC["catalogue_cases"][0]["expected"]
