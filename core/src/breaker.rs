@@ -96,6 +96,10 @@ pub struct Breaker {
     /// the fleet's half-open probe lease: an open breaker whose cooldown
     /// has elapsed probes only with it. `None`: no fleet, probe as usual.
     probe_lease: Option<bool>,
+    /// A call was refused for want of that lease since the breaker opened:
+    /// only then does this process ask its fleet for the lease, so that a
+    /// process with no calls to make never holds the fleet's probe.
+    probe_wanted: bool,
 }
 
 /// What the host reports back with a permit.
@@ -141,6 +145,7 @@ impl Breaker {
             transitions_dropped: 0,
             permits: Serials::default(),
             probe_lease: None,
+            probe_wanted: false,
         }
     }
 
@@ -319,7 +324,9 @@ impl Breaker {
             (BreakerState::Open { until, .. }, Input::Acquire) => {
                 if now >= until && self.probe_lease == Some(false) {
                     // Another process of the fleet holds this cooldown's
-                    // probe: wait for its verdict.
+                    // probe (or none does yet): wait for its verdict, and
+                    // ask for the lease at the next exchange.
+                    self.probe_wanted = true;
                     Effect::Refused(Rejected {
                         reason: RejectReason::CircuitOpen,
                         retry_at: None,
@@ -492,6 +499,7 @@ impl Breaker {
     fn enter(&mut self, now: Instant, next: BreakerState, reason: TransitionReason) {
         let from = self.state.code();
         self.state = next;
+        self.probe_wanted = false;
         self.generation = self.generation.wrapping_add(1);
         self.permits.clear();
         if let Some(w) = &mut self.window {

@@ -162,3 +162,81 @@ fn the_view_going_live_and_stale_is_an_event() {
     let expected = [("detached", "live"), ("live", "stale"), ("stale", "live")];
     assert_eq!(changes, expected.map(|(a, b)| (a.to_owned(), b.to_owned())));
 }
+
+/// A breaker that opens on one failure for a second, one probe to close.
+fn breaker_policy() -> Policy {
+    Policy::from_json(
+        r#"{"seed": 1, "max_attempts": 1,
+            "breaker": {"trip": {"kind": "consecutive_failures", "threshold": 1},
+                        "cooldown_ms": 1000, "half_open": {"max_probes": 1, "success_threshold": 1}}}"#,
+    )
+    .unwrap()
+}
+
+const STORE_ORIGIN: u64 = 1_700_000_000_000;
+
+/// An exchange with a store that keeps the breaker open until
+/// `open_until` (this process's ms) and grants no lease.
+fn exchange_open(
+    policy: &mut Policy,
+    now: u64,
+    open_until: Option<u64>,
+) -> stoic_core::fleet::FleetDelta {
+    let delta = policy.fleet_export(Instant::from_millis(now), STORE_ORIGIN + now);
+    let view = FleetView {
+        seq: delta.seq,
+        scopes: vec![ScopeView {
+            scope: "api".to_owned(),
+            // The scope's buckets, as the store keeps them: the budget's.
+            bucket_ms: delta.scopes.first().map_or(1000, |s| s.bucket_ms),
+            buckets: Vec::new(),
+            open_until: open_until.map(|until| STORE_ORIGIN + until),
+            closed_until: None,
+            lease: false,
+        }],
+    };
+    policy.fleet_apply(Instant::from_millis(now), &view);
+    delta
+}
+
+#[test]
+fn a_failed_exchange_holds_news_back_until_a_view_comes() {
+    let mut p = breaker_policy();
+    exchange_open(&mut p, 0, None);
+    assert!(!p.fleet_has_news());
+    failing_call(&mut p, 10); // trips the breaker: news
+    assert!(p.fleet_has_news());
+    // The store is down (its clock could not even be read): no export.
+    p.fleet_failed(Instant::from_millis(20));
+    assert!(
+        !p.fleet_has_news(),
+        "a failing store is not asked again at once"
+    );
+    failing_call(&mut p, 2_000); // no view yet: probes alone, and reopens
+    p.fleet_failed(Instant::from_millis(2_050));
+    assert!(!p.fleet_has_news());
+    // The interval's exchange reaches the store: the trip goes out then.
+    let delta = exchange_open(&mut p, 3_000, Some(4_000));
+    let facts = delta.scopes[0].breaker.unwrap();
+    assert!(facts.opened_until.is_some(), "{delta:?}");
+    assert!(!p.fleet_has_news(), "{delta:?}");
+}
+
+#[test]
+fn only_a_process_with_a_call_to_make_asks_for_the_probe_lease() {
+    let mut p = breaker_policy();
+    exchange_open(&mut p, 0, None);
+    failing_call(&mut p, 10); // open until 1011
+    exchange_open(&mut p, 20, Some(1_011));
+    assert!(!p.fleet_has_news());
+    // The cooldown has elapsed, and this process has no call to make.
+    let idle = exchange_open(&mut p, 1_500, Some(1_011));
+    assert!(!idle.scopes[0].breaker.unwrap().wants_probe, "{idle:?}");
+    assert!(!p.fleet_has_news());
+    // A call wants to go out: refused (no lease), and the lease is asked for at once.
+    assert_eq!(failing_call(&mut p, 1_600), 0);
+    assert!(p.fleet_has_news());
+    let asking = exchange_open(&mut p, 1_650, Some(1_011));
+    assert!(asking.scopes[0].breaker.unwrap().wants_probe, "{asking:?}");
+    assert!(!p.fleet_has_news(), "asked once, not at every look");
+}

@@ -134,9 +134,24 @@ export class FleetSync {
         // A reporting hook that throws never stops the exchange.
       }
       return false;
+    } finally {
+      this.#deliver();
     }
     this.exchanges += 1;
     return true;
+  }
+
+  /**
+   * Hands what the exchange queued (`fleet_health`, breakers the fleet
+   * opened or closed) to the policy's `onEvent` now: a process making no
+   * calls hears of them too.
+   */
+  #deliver(): void {
+    try {
+      this.policy.flush();
+    } catch {
+      // A reporting hook that throws never stops the exchange.
+    }
   }
 
   /**

@@ -210,3 +210,67 @@ test('a breaker that opens is sent at once, not at the next interval', { skip },
   assert.equal(b.breakerState('api'), 'open');
   await syncA.close();
 });
+
+const BREAKER = {
+  seed: 1,
+  maxAttempts: 1,
+  budget: { ratio: null },
+  breaker: { trip: { kind: 'consecutive_failures', threshold: 2 }, cooldownMs: 1000, halfOpen: { maxProbes: 1, successThreshold: 1 } },
+};
+
+/** A call that gets a 503, or a success. */
+function once(policy, outcome) {
+  const call = policy.start({ operation: 'get', scope: 'api', idempotent: true });
+  const admitted = call.beforeAttempt().kind === 'proceed';
+  if (admitted) call.onOutcome(outcome);
+  call.close();
+  return admitted;
+}
+
+test('an idle process hears of the fleet without a call', { skip }, async () => {
+  const heard = [];
+  const a = new Policy(BREAKER);
+  const b = new Policy({ ...BREAKER, onEvent: (event) => heard.push(event) });
+  once(b, { kind: 'success' });
+  heard.length = 0; // what B's own call queued is not what this test is about
+  const syncA = new FleetSync(a, await client(), { prefix: 'idle:' });
+  const syncB = new FleetSync(b, await client(), { prefix: 'idle:' });
+  assert.equal(await syncA.exchange(), true);
+  assert.equal(await syncB.exchange(), true);
+  once(a, { kind: 'status', status: 503 });
+  once(a, { kind: 'status', status: 503 });
+  assert.equal(await syncA.exchange(), true);
+  assert.equal(await syncB.exchange(), true);
+  // B made no call since: the exchange itself handed its events to onEvent.
+  assert.deepEqual(
+    heard.map((e) => [e.kind, e.to, e.reason]),
+    [
+      ['fleet_health', 'live', undefined],
+      ['breaker_transition', 'open', 'fleet_opened'],
+      ['alert_changed', 'critical', undefined], // seed 001: a breaker open is critical
+    ],
+  );
+  assert.equal(syncB.health(), 'live');
+});
+
+test('a failing store is not asked again at once', { skip }, async () => {
+  const a = new Policy(BREAKER);
+  once(a, { kind: 'success' });
+  const redis = await client();
+  const sync = await new FleetSync(a, redis, { intervalMs: 60_000, prefix: 'failing:' }).start();
+  assert.equal(sync.failures, 0);
+  await stopRedis();
+  try {
+    // The first exchange after the loss fails; a trip is news, sent at once
+    // when the store answers, but while it fails news waits for the interval.
+    assert.equal(await sync.exchange(), false);
+    once(a, { kind: 'status', status: 503 });
+    once(a, { kind: 'status', status: 503 });
+    assert.equal(a.breakerState('api'), 'open');
+    await new Promise((r) => setTimeout(r, 500));
+    assert.equal(sync.failures, 1, 'not asked every 50 ms');
+  } finally {
+    await startRedis();
+  }
+  await sync.close();
+});

@@ -17,6 +17,8 @@ from pathlib import Path
 import pytest
 import redis
 import redis.asyncio
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 import stoic
 from stoic.redis import AsyncFleetSync, FleetSync
@@ -83,8 +85,13 @@ class RedisServer:
             self.process = None
 
     def client(self) -> redis.Redis:
+        # The README's client: timeouts, and no retries of redis-py's own.
         return redis.Redis(
-            host="127.0.0.1", port=self.port, socket_timeout=1, socket_connect_timeout=1
+            host="127.0.0.1",
+            port=self.port,
+            socket_timeout=1,
+            socket_connect_timeout=1,
+            retry=Retry(NoBackoff(), 0),
         )
 
 
@@ -261,6 +268,10 @@ def test_the_breaker_opens_everywhere_and_one_process_probes(server: RedisServer
     assert not b.begin(clock(), "get", "api", True).admitted
 
     time.sleep(1.1)  # the cooldown elapses in both
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+    # No process asked for the probe lease: neither had a call to make.
+    assert not a.begin(clock(), "get", "api", True).admitted, "A's call asks for the lease"
     assert sync_a.exchange()  # A asks first and gets the lease
     assert sync_b.exchange()
     probes = 0
@@ -323,3 +334,45 @@ def test_a_restarted_store_does_not_close_an_open_breaker(server: RedisServer) -
     assert fresh.begin(clock(), "get", "api", True).on_success(clock())
     assert FleetSync(fresh, server.client(), now=clock).exchange()
     assert fresh.breaker_state("api") == "open", "a process joining after the restart learns of it"
+
+
+def test_an_idle_process_hears_of_the_fleet_without_a_call(server: RedisServer) -> None:
+    clock = stoic._clock.monotonic
+    heard: list[dict[str, object]] = []
+    a, b = stoic.Policy(**BREAKER), stoic.Policy(records=heard.append, **BREAKER)
+    assert b.begin(clock(), "get", "api", True).on_success(clock())
+    sync_a = FleetSync(a, server.client(), now=clock)
+    sync_b = FleetSync(b, server.client(), now=clock)
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+    for _ in range(2):
+        a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+    assert sync_a.exchange()
+    assert sync_b.exchange()
+    # B made no call since: the exchange itself handed its events to records=
+    # (with the log record of B's one call, which records= turns on).
+    fleet = [(e["kind"], e["to"], e.get("reason")) for e in heard if e["kind"] != "log"]
+    assert fleet == [
+        ("fleet_health", "live", None),
+        ("breaker_transition", "open", "fleet_opened"),
+        ("alert_changed", "critical", None),  # seed 001: a breaker open is critical
+    ]
+    assert sync_b.health() == "live"
+
+
+def test_a_failing_store_is_not_asked_again_at_once(server: RedisServer) -> None:
+    clock = stoic._clock.monotonic
+    a = stoic.Policy(**BREAKER)
+    assert a.begin(clock(), "get", "api", True).on_success(clock())
+    client = server.client()
+    server.stop()
+    with FleetSync(a, client, interval=60, now=clock) as sync:
+        assert sync.failures == 1  # the attaching exchange
+        # A trip is news, sent at once when the store answers; while it
+        # fails, news waits for the interval instead of asking every 50 ms.
+        for _ in range(2):
+            a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+        assert a.breaker_state("api") == "open"
+        time.sleep(0.5)
+        assert sync.failures == 1
+    assert sync.failures == 2  # the last exchange, on leaving

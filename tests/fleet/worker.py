@@ -20,6 +20,8 @@ from urllib.parse import urlsplit
 
 import httpx
 import redis
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 import stoic
 from stoic.httpx import RetryTransport
@@ -64,9 +66,14 @@ def main() -> None:
     exchanges: list[list[float]] = []
     sync = None
     if args.share:
-        # The client's timeouts are what keep a dead store from holding the
-        # exchange (the README's advice): 0.5 s to connect or answer.
-        client = redis.Redis.from_url(args.redis, socket_timeout=0.5, socket_connect_timeout=0.5)
+        # The README's advice: timeouts (0.5 s to connect or answer) and no
+        # retries of redis-py's own, so a dead store fails an exchange at once.
+        client = redis.Redis.from_url(
+            args.redis,
+            socket_timeout=0.5,
+            socket_connect_timeout=0.5,
+            retry=Retry(NoBackoff(), 0),
+        )
         sync = FleetSync(policy, client, interval=args.interval)
         timed_exchanges(sync, exchanges)
         sync.start()

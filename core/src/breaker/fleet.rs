@@ -11,16 +11,22 @@ use super::Breaker;
 impl Breaker {
     /// Whether this process holds the fleet's probe lease; `None` when no
     /// fleet view is fresh (the breaker then probes on its own, as alone).
+    /// A lease granted answers the call that asked for it.
     pub fn set_probe_lease(&mut self, held: Option<bool>) {
         self.probe_lease = held;
+        if held == Some(true) {
+            self.probe_wanted = false;
+        }
     }
 
-    /// Whether an open breaker's cooldown has elapsed at `now`, or a probe
-    /// is under way: the moments this process asks for the probe lease.
+    /// Whether this process asks its fleet for the probe lease at `now`: a
+    /// call was refused for want of it since the cooldown elapsed, or a
+    /// probe is under way. An open breaker with no calls to make never
+    /// asks, so the lease goes to a process that will use it.
     #[must_use]
     pub fn wants_probe(&self, now: Instant) -> bool {
         match self.state {
-            BreakerState::Open { until, .. } => now >= until,
+            BreakerState::Open { until, .. } => now >= until && self.probe_wanted,
             BreakerState::HalfOpen { .. } => true,
             BreakerState::Closed { .. } => false,
         }
@@ -97,14 +103,18 @@ mod tests {
     fn without_the_lease_an_elapsed_cooldown_waits_for_the_fleets_probe() {
         let mut breaker = tripped();
         assert!(!breaker.wants_probe(at(1_000)));
-        assert!(breaker.wants_probe(at(60_004)));
         breaker.set_probe_lease(Some(false));
+        // No call wants to go out: the lease is not asked for.
+        assert!(!breaker.wants_probe(at(60_004)));
         let refused = breaker.try_acquire(at(60_004)).unwrap_err();
         assert_eq!(
             (refused.reason, refused.retry_at),
             (RejectReason::CircuitOpen, None)
         );
+        // A call was refused for want of the lease: now it is.
+        assert!(breaker.wants_probe(at(60_004)));
         breaker.set_probe_lease(Some(true));
+        assert!(!breaker.wants_probe(at(60_005)), "granted: asked no more");
         assert!(breaker.try_acquire(at(60_005)).unwrap().probe);
         // Alone again (a stale view), it probes on its own.
         let mut alone = tripped();

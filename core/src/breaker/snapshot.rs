@@ -53,6 +53,7 @@ impl Section for Breaker {
             permits: f.section("permits", Serials::default()),
             // Process-local: a restored breaker waits for its fleet's view.
             probe_lease: None,
+            probe_wanted: false,
         }
     }
 

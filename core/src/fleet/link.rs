@@ -83,6 +83,9 @@ struct BreakerLink {
     /// The end of the open period this process last saw.
     last_until: Option<u64>,
     wants_probe: bool,
+    /// The breaker came to want the probe since the last export: news, so
+    /// that the lease is asked for at once.
+    probe_news: bool,
     lease_ms: u64,
     /// The fleet's facts at the last view (store ms), and the lease.
     fleet_open_until: Option<u64>,
@@ -108,6 +111,10 @@ pub struct FleetLink {
     /// The link of each of the policy's scopes, by the policy's scope
     /// index, once known: the hot path counts without comparing names.
     by_index: Vec<Option<usize>>,
+    /// The last exchange failed and no view has come since: news waits
+    /// for the next interval, so an unreachable store is not asked again
+    /// every few milliseconds.
+    failing: bool,
 }
 
 /// A time of this process (ms) in the store's time, by `offset` (the
@@ -154,6 +161,7 @@ impl FleetLink {
             stale_after_ms,
             reported: FleetHealth::Detached,
             by_index: Vec::new(),
+            failing: false,
         }
     }
 
@@ -235,7 +243,10 @@ impl FleetLink {
     /// nothing: the store's reply is its view.
     pub fn export(&mut self, now: Instant, store_now_ms: u64) -> FleetDelta {
         let mut delta = self.export_counts(now, store_now_ms);
-        for link in &self.scopes {
+        for link in &mut self.scopes {
+            if let Some(breaker) = link.breaker.as_mut() {
+                breaker.probe_news = false;
+            }
             // What this process wants now, even in a delta sent again.
             let now_facts = link.breaker.map(|b| BreakerFacts {
                 wants_probe: b.wants_probe,
@@ -376,6 +387,7 @@ impl FleetLink {
             }
         }
         self.last_view = Some(now);
+        self.failing = false;
     }
 
     /// Learns what `breaker` (of `scope`) did since the last call: its
@@ -417,7 +429,9 @@ impl FleetLink {
         if let BreakerState::Open { until, .. } = breaker.state() {
             facts.last_until = Some(until.as_millis());
         }
-        facts.wants_probe = breaker.wants_probe(now);
+        let wants_probe = breaker.wants_probe(now);
+        facts.probe_news |= wants_probe && !facts.wants_probe;
+        facts.wants_probe = wants_probe;
         facts.lease_ms = breaker.cooldown_ms();
     }
 
@@ -461,18 +475,26 @@ impl FleetLink {
     /// Whether a breaker opened or closed here since the last export, or a
     /// scope used here has not been in a view yet (its breaker may be open
     /// elsewhere): the adapters exchange at once then instead of at the next
-    /// interval. Never while a delta waits to be confirmed: news cannot go
-    /// out before it, so a failing store is not asked again before the next
-    /// interval.
+    /// interval, and a breaker that came to want the probe lease asks for it
+    /// at once. Never while a delta waits to be confirmed, nor after a failed
+    /// exchange: a failing store is not asked again before the next interval.
     #[must_use]
     pub fn has_news(&self) -> bool {
-        self.in_flight.is_none()
+        !self.failing
+            && self.in_flight.is_none()
             && self.scopes.iter().any(|s| {
                 !s.viewed
-                    || s.breaker
-                        .as_ref()
-                        .is_some_and(|b| b.opened_until.is_some() || b.closed_until.is_some())
+                    || s.breaker.as_ref().is_some_and(|b| {
+                        b.opened_until.is_some() || b.closed_until.is_some() || b.probe_news
+                    })
             })
+    }
+
+    /// The exchange failed: no news goes out before the next interval's
+    /// exchange (the store is not asked again at once, whatever happens
+    /// meanwhile), and a view ends that.
+    pub fn failed(&mut self) {
+        self.failing = true;
     }
 
     /// The health at `now` if it changed since last reported, as

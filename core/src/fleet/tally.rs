@@ -74,8 +74,8 @@ pub struct BreakerFacts {
     /// that lasted until this time: the fleet's breaker closes, unless it
     /// was opened again for longer meanwhile.
     pub closed_until: Option<u64>,
-    /// Its cooldown has elapsed (or a probe is under way): it asks for the
-    /// probe lease, held for `lease_ms`.
+    /// Its cooldown has elapsed and a call wanted to go out (or a probe is
+    /// under way): it asks for the probe lease, held for `lease_ms`.
     pub wants_probe: bool,
     /// The breaker's cooldown: one probe per cooldown for the fleet.
     pub lease_ms: u64,

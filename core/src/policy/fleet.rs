@@ -104,7 +104,11 @@ impl Policy {
     pub fn fleet_failed(&mut self, now: Instant) {
         let now = self.clock.observe(now);
         // Nothing to undo: the link hands the same delta back until a view
-        // confirms it, and counts made meanwhile wait for the next one.
+        // confirms it, and counts made meanwhile wait for the next one. No
+        // news is pushed before the next interval's exchange.
+        if let Some(fleet) = self.fleet.as_mut() {
+            fleet.failed();
+        }
         self.watch_fleet(now);
     }
 
@@ -126,10 +130,11 @@ impl Policy {
     }
 
     /// Whether a breaker of this policy opened or closed since the last
-    /// export, or a scope was used that no view has covered yet (never
-    /// while a delta waits to be confirmed): the adapters check it often
-    /// (it is an in-memory look) and exchange at once, so the fleet learns
-    /// of a trip within moments.
+    /// export, came to want the fleet's probe lease, or a scope was used
+    /// that no view has covered yet (never while a delta waits to be
+    /// confirmed, nor after a failed exchange until the next interval's):
+    /// the adapters check it often (it is an in-memory look) and exchange at
+    /// once, so the fleet learns of a trip within moments.
     #[must_use]
     pub fn fleet_has_news(&self) -> bool {
         self.fleet.as_ref().is_some_and(FleetLink::has_news)

@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ._clock import monotonic
+from ._records import deliver
 from ._stoic import FLEET_REDIS_SCRIPT
 
 if TYPE_CHECKING:
@@ -89,6 +90,11 @@ class _Exchange:
     def key(self, scope: str) -> str:
         return f"{self.prefix}{{{scope}}}"
 
+    def health(self) -> str:
+        """Whether decisions see the fleet now: ``"detached"``, ``"live"``
+        or ``"stale"`` (``policy.fleet_health(now)`` at this clock)."""
+        return self.policy.fleet_health(self.now())
+
     def failed(self, error: BaseException) -> None:
         self.failures += 1
         self.policy.fleet_failed(self.now())
@@ -96,6 +102,16 @@ class _Exchange:
             # A reporting hook that raises never stops the exchange.
             with contextlib.suppress(Exception):
                 self.on_error(error)
+
+    def delivered(self) -> None:
+        """Hands what the exchange queued (``fleet_health``, breakers the
+        fleet opened or closed) to the policy's ``records=`` now, from this
+        thread or task: a process making no calls hears of them too."""
+        sink = self.policy.records
+        if sink is not None:
+            # A reporting hook that raises never stops the exchange.
+            with contextlib.suppress(Exception):
+                deliver(self.policy, sink)
 
 
 class FleetSync(_Exchange):
@@ -131,6 +147,8 @@ class FleetSync(_Exchange):
         except Exception as error:  # a store error is an event, never the caller's
             self.failed(error)
             return False
+        finally:
+            self.delivered()
         self.exchanges += 1
         return True
 
@@ -200,6 +218,8 @@ class AsyncFleetSync(_Exchange):
         except Exception as error:  # a store error is an event, never the caller's
             self.failed(error)
             return False
+        finally:
+            self.delivered()
         self.exchanges += 1
         return True
 
