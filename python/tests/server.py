@@ -13,7 +13,7 @@ the server answers 200 ``ok``:
   then 10 bytes and a closed connection (a body cut off mid-read).
 
 Every request's method and ``Idempotency-Key`` header are kept in
-``seen[token]``.
+``seen[token]``, and its body in ``bodies[token]``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ class Server(ThreadingHTTPServer):
         self.lock = threading.Lock()
         self.counts: dict[str, int] = defaultdict(int)
         self.seen: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
+        self.bodies: dict[str, list[bytes]] = defaultdict(list)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that timed out and hung up is what some tests do
@@ -67,11 +68,11 @@ class Handler(BaseHTTPRequestHandler):
         segments = parts.path.strip("/").split("/")
         behaviour, token = segments[0], segments[1] if len(segments) > 1 else ""
         length = int(self.headers.get("Content-Length") or 0)
-        if length:
-            self.rfile.read(length)
+        body = self.rfile.read(length) if length else b""
         server = self.server
         with server.lock:
             server.seen[token].append((self.command, self.headers.get("Idempotency-Key")))
+            server.bodies[token].append(body)
             count = server.counts[token]
             server.counts[token] = count + 1
         n = int(query.get("n", "1"))

@@ -14,6 +14,7 @@ EXPECT = {
     "py_loop.py": "reply {'status': 'done', 'id': 7}",
     "py_httpx.py": "client got 200",
     "py_prometheus.py": 'stoic_retry_total{scope="inventory"} 2.0',
+    "py_requests.py": "client got 200 ok",
 }
 
 

@@ -148,10 +148,16 @@ def _requests(exc: BaseException) -> Outcome | None:
         return ("network", "connect_timeout", None)
     if isinstance(exc, requests.ReadTimeout):
         return ("network", "read_timeout", None)
+    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
+        # The answer began and was cut off mid-body: the request was sent.
+        return ("network", "reset_after_send", None)
     if isinstance(exc, requests.ConnectionError):
         for inner in _chain(exc):
-            if type(inner).__name__ == "NewConnectionError":
+            name = type(inner).__name__
+            if name == "NewConnectionError":
                 return ("network", "connect_refused", None)
+            if name == "ReadTimeoutError":  # reading a streamed body timed out
+                return ("network", "read_timeout", None)
             found = _builtin(inner) if isinstance(inner, OSError) else None
             if found is not None:
                 return found

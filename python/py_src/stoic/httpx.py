@@ -43,29 +43,17 @@ from typing import Any
 
 import httpx
 
-from ._classify import classify_result
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._runtime import Settings, report, wrong_type
-from ._stoic import (
-    Call,
-    Policy,
-    host_policy,
-    http_plan,
-    key_header_value,
-    parse_key_header,
-    random_key,
-    validates_status,
-    wants_excerpt,
-)
-
-_HOST = host_policy()
+from ._http import HOST, HttpCalls, tighter
+from ._stoic import Call, Policy
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
 
 
-class _Base:
-    """What the sync and async transports share."""
+class _Base(HttpCalls):
+    """What the sync and async transports share: httpx's requests and
+    responses read for the shared HTTP half (``_http.py``)."""
 
     def __init__(
         self,
@@ -82,73 +70,30 @@ class _Base:
         records: Any,
         config: dict[str, Any],
     ) -> None:
-        _check_options(
-            keys=keys, server_deduplicates=server_deduplicates, stream=stream, key_header=key_header
-        )
-        if key_form not in ("bare", "quoted"):
-            raise TypeError(f'key_form= must be "bare" or "quoted", not {key_form!r}')
-        self._settings = Settings(
+        super().__init__(
             policy=policy,
-            config=config,
-            records=records,
-            operation="",
-            scope="",
-            idempotent=None,
-            key=None,
-            on=(),
-            classify=None,
             validate=validate,
+            key_header=key_header,
+            key_form=key_form,
+            keys=keys,
+            server_deduplicates=server_deduplicates,
             reraise=reraise,
             clock=clock,
-            caller=type(self).__name__,
-            signature=type(self).__init__,
-            judge=self._judge,
+            records=records,
+            config=config,
             discard=httpx.Response.close,
             adiscard=httpx.Response.aclose,
             # httpx enforces the per-attempt timeouts itself (``_limit``).
             limit=self._limit,
-            preempt=False,
+            stream=stream,
         )
-        self._key_header = key_header
-        self._key_form = key_form
-        self._keys = keys
-        self._server_deduplicates = server_deduplicates
         self._stream = stream
-        self._excerpt = int(self._settings.policy.config["observation"]["max_excerpt_chars"])
-
-    @property
-    def policy(self) -> Policy:
-        """The policy whose breakers and budgets this transport uses."""
-        return self._settings.policy
 
     def _start(self, clock: Clock, request: httpx.Request) -> Call:
-        """Plans the request (operation, scope, safety, key) and starts and
-        admits its call."""
-        existing = request.headers.get(self._key_header)
-        key = parse_key_header(existing) if existing is not None else None
+        """Plans the request and starts and admits its call."""
         url = request.url
         host = url.host if url.port is None else f"{url.host}:{url.port}"
-        operation, scope, safe, auto_key, trust_key = http_plan(
-            request.method,
-            host,
-            url.path,
-            caller_key=key,
-            server_deduplicates=self._server_deduplicates,
-            auto_keys=self._keys,
-        )
-        if auto_key:
-            key = random_key()
-            request.headers[self._key_header] = key_header_value(key, self._key_form)
-        call = self._settings.policy.start(
-            clock.monotonic(),
-            operation,
-            scope=scope,
-            idempotent=safe,
-            key=key if trust_key else None,
-            overrides=self._settings.overrides,
-        )
-        call.admit(clock.monotonic())
-        return call
+        return self._plan(clock, request.method, host, url.path, request.headers)
 
     @staticmethod
     def _limit(call: Call, args: tuple[Any, ...]) -> None:
@@ -159,59 +104,27 @@ class _Base:
         if read is None and connect is None:
             return
         current = dict(request.extensions.get("timeout") or {})
-
-        def tighter(name: str, limit: float | None) -> None:
-            if limit is None:
-                return
-            mine = current.get(name)
-            current[name] = limit if mine is None else min(mine, limit)
-
-        tighter("connect", connect)
-        tighter("pool", connect)
-        tighter("read", read)
-        tighter("write", read)
+        limits = {"connect": connect, "pool": connect, "read": read, "write": read}
+        for name, limit in limits.items():
+            if limit is not None:
+                current[name] = tighter(current.get(name), limit)
         request.extensions["timeout"] = current
 
-    def _verdict(self, response: httpx.Response) -> tuple[str, Any, Any] | None:
-        validate = self._settings.validate
-        if validate is None or not validates_status(response.status_code):
-            return None
-        return classify_result(validate(response), response)
+    def _status_of(self, response: httpx.Response) -> int:
+        return response.status_code
 
-    def _judge(
-        self, call: Call, clock: Clock, _settings: Settings, response: httpx.Response
-    ) -> float | None:
-        """Reports a response; the delay, or None when the call is over
-        (the response is returned, with the decision when it failed)."""
-        verdict = self._verdict(response)
-        if verdict is not None:
-            delay = report(call, clock, verdict, verdict[2])
-        else:
-            detail = (
-                response.text[: self._excerpt]
-                if self._needs_body(response) and wants_excerpt(response.status_code)
-                else None
-            )
-            delay = call.on_status(
-                clock.monotonic(),
-                response.status_code,
-                response.headers.multi_items(),
-                detail=detail,
-                wall_now=clock.wall(),
-            )
-        if delay is None and not call.succeeded:
-            response.extensions["stoic"] = call.decision
-        return delay
+    def _headers_of(self, response: httpx.Response) -> list[tuple[str, str]]:
+        return response.headers.multi_items()
 
-    def _needs_body(self, response: httpx.Response) -> bool:
-        # Read inside the attempt unless streaming; when streaming, still for
-        # the validator and for the excerpt an error observation quotes.
-        status = response.status_code
-        if not self._stream:
-            return True
-        return wants_excerpt(status) or (
-            self._settings.validate is not None and validates_status(status)
-        )
+    def _text_of(self, response: httpx.Response) -> str:
+        return response.text
+
+    def _attach(self, response: httpx.Response, decision: dict[str, Any] | None) -> None:
+        response.extensions["stoic"] = decision
+
+    def _reads(self, response: httpx.Response) -> bool:
+        """Whether this attempt reads the response's body."""
+        return self._needs_body(response.status_code, self._stream)
 
 
 _WRONG_CLIENT_SYNC = (
@@ -220,14 +133,6 @@ _WRONG_CLIENT_SYNC = (
 _WRONG_CLIENT_ASYNC = (
     "AsyncRetryTransport is for httpx.AsyncClient; give httpx.Client a RetryTransport"
 )
-
-
-def _check_options(**given: Any) -> None:
-    """Refuses a wrong option when the transport is built, naming it."""
-    for name, value in given.items():
-        expected = str if name == "key_header" else bool
-        if not isinstance(value, expected):
-            raise wrong_type(name, f"a {expected.__name__}", value)
 
 
 def _check_inner(transport: object, expected: type, advice: str) -> None:
@@ -249,8 +154,8 @@ class RetryTransport(_Base, httpx.BaseTransport):
         *,
         policy: Policy | None = None,
         validate: Callable[[httpx.Response], object] | None = None,
-        key_header: str = _HOST["key_header"],
-        key_form: str = _HOST["key_form"],
+        key_header: str = HOST["key_header"],
+        key_form: str = HOST["key_form"],
         keys: bool = True,
         server_deduplicates: bool = False,
         stream: bool = False,
@@ -287,7 +192,7 @@ class RetryTransport(_Base, httpx.BaseTransport):
         response = self._inner.handle_request(request)
         # The body is part of the attempt: a body cut off mid-read is this
         # attempt's failure, not the caller's.
-        if self._needs_body(response):
+        if self._reads(response):
             try:
                 response.read()
             except BaseException:
@@ -316,8 +221,8 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
         *,
         policy: Policy | None = None,
         validate: Callable[[httpx.Response], object] | None = None,
-        key_header: str = _HOST["key_header"],
-        key_form: str = _HOST["key_form"],
+        key_header: str = HOST["key_header"],
+        key_form: str = HOST["key_form"],
         keys: bool = True,
         server_deduplicates: bool = False,
         stream: bool = False,
@@ -352,7 +257,7 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
     async def _send(self, request: httpx.Request) -> httpx.Response:
         """One attempt: the request, and its body unless streaming."""
         response = await self._inner.handle_async_request(request)
-        if self._needs_body(response):
+        if self._reads(response):
             try:
                 await response.aread()
             except BaseException:

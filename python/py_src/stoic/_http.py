@@ -1,0 +1,198 @@
+"""What every HTTP client integration shares (httpx, requests): the plan of
+a request (operation, scope, whether it is safe to repeat, its key), judging
+a response, and which bodies are read inside the attempt.
+
+The decisions are the core's (``http_plan``, ``wants_excerpt``,
+``validates_status``, the policy's ``on_status``); this base only reads
+them from the client's request and response objects through the few
+accessors each integration supplies, so every client library gets the same
+semantics: one ``Idempotency-Key`` per call, the safety rule for requests
+that may have been applied, server hints, observations with an excerpt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from ._classify import classify_result
+from ._clock import Clock
+from ._runtime import Settings, report, wrong_type
+from ._stoic import (
+    Call,
+    Policy,
+    host_policy,
+    http_plan,
+    key_header_value,
+    parse_key_header,
+    random_key,
+    validates_status,
+    wants_excerpt,
+)
+
+HOST = host_policy()
+
+
+class HttpCalls:
+    """The shared half of an HTTP integration: plans calls and judges
+    responses. Subclasses say how to read their client's responses
+    (``_status_of``, ``_headers_of``, ``_text_of``, ``_attach``)."""
+
+    def __init__(
+        self,
+        *,
+        policy: Policy | None,
+        validate: Callable[[Any], object] | None,
+        key_header: str,
+        key_form: str,
+        keys: bool,
+        server_deduplicates: bool,
+        reraise: bool,
+        clock: Clock | None,
+        records: Any,
+        config: dict[str, Any],
+        discard: Callable[[Any], object] | None,
+        adiscard: Callable[[Any], Awaitable[object]] | None,
+        limit: Callable[[Call, tuple[Any, ...]], None],
+        **flags: bool,
+    ) -> None:
+        check_options(
+            keys=keys, server_deduplicates=server_deduplicates, key_header=key_header, **flags
+        )
+        if key_form not in ("bare", "quoted"):
+            raise TypeError(f'key_form= must be "bare" or "quoted", not {key_form!r}')
+        self._settings = Settings(
+            policy=policy,
+            config=config,
+            records=records,
+            operation="",
+            scope="",
+            idempotent=None,
+            key=None,
+            on=(),
+            classify=None,
+            validate=validate,
+            reraise=reraise,
+            clock=clock,
+            caller=type(self).__name__,
+            signature=type(self).__init__,
+            judge=self._judge,
+            discard=discard,
+            adiscard=adiscard,
+            # The client enforces the per-attempt timeouts itself (``limit``).
+            limit=limit,
+            preempt=False,
+        )
+        self._key_header = key_header
+        self._key_form = key_form
+        self._keys = keys
+        self._server_deduplicates = server_deduplicates
+        self._excerpt = int(self._settings.policy.config["observation"]["max_excerpt_chars"])
+
+    @property
+    def policy(self) -> Policy:
+        """The policy whose breakers and budgets this integration uses."""
+        return self._settings.policy
+
+    def _plan(
+        self,
+        clock: Clock,
+        method: str,
+        host: str,
+        path: str,
+        headers: MutableMapping[str, Any],
+    ) -> Call:
+        """Plans the request (operation, scope, safety, key: the core's
+        HTTP plan), sets the key header when the plan makes one, and starts
+        and admits its call."""
+        existing = headers.get(self._key_header)
+        if isinstance(existing, bytes):  # requests keeps header values as given
+            existing = existing.decode("latin-1")
+        key = parse_key_header(existing) if existing is not None else None
+        operation, scope, safe, auto_key, trust_key = http_plan(
+            method,
+            host,
+            path,
+            caller_key=key,
+            server_deduplicates=self._server_deduplicates,
+            auto_keys=self._keys,
+        )
+        if auto_key:
+            key = random_key()
+            headers[self._key_header] = key_header_value(key, self._key_form)
+        call = self._settings.policy.start(
+            clock.monotonic(),
+            operation,
+            scope=scope,
+            idempotent=safe,
+            key=key if trust_key else None,
+            overrides=self._settings.overrides,
+        )
+        call.admit(clock.monotonic())
+        return call
+
+    def _needs_body(self, status: int, stream: bool) -> bool:
+        """Whether a response's body is read inside its attempt: always,
+        unless streaming; when streaming, still for the validator and for
+        the excerpt an error observation quotes."""
+        if not stream:
+            return True
+        return wants_excerpt(status) or (
+            self._settings.validate is not None and validates_status(status)
+        )
+
+    def _judge(self, call: Call, clock: Clock, _settings: Settings, response: Any) -> float | None:
+        """Reports a response; the delay, or None when the call is over
+        (the response is returned, with the decision when it failed)."""
+        status = self._status_of(response)
+        validate = self._settings.validate
+        verdict = (
+            classify_result(validate(response), response)
+            if validate is not None and validates_status(status)
+            else None
+        )
+        if verdict is not None:
+            delay = report(call, clock, verdict, verdict[2])
+        else:
+            # Read inside the attempt whenever an excerpt is wanted.
+            detail = self._text_of(response)[: self._excerpt] if wants_excerpt(status) else None
+            delay = call.on_status(
+                clock.monotonic(),
+                status,
+                self._headers_of(response),
+                detail=detail,
+                wall_now=clock.wall(),
+            )
+        if delay is None and not call.succeeded:
+            self._attach(response, call.decision)
+        return delay
+
+    # What each client library's response looks like.
+
+    def _status_of(self, response: Any) -> int:
+        raise NotImplementedError
+
+    def _headers_of(self, response: Any) -> list[tuple[str, str]]:
+        raise NotImplementedError
+
+    def _text_of(self, response: Any) -> str:
+        raise NotImplementedError
+
+    def _attach(self, response: Any, decision: dict[str, Any] | None) -> None:
+        """Keeps the engine's final decision with a failed response."""
+        raise NotImplementedError
+
+
+def check_options(**given: Any) -> None:
+    """Refuses a wrong option when the integration is built, naming it."""
+    for name, value in given.items():
+        expected = str if name == "key_header" else bool
+        if not isinstance(value, expected):
+            raise wrong_type(name, f"a {expected.__name__}", value)
+
+
+def tighter(current: float | None, limit: float | None) -> float | None:
+    """The stricter of a caller's timeout and the engine's (None: none)."""
+    if limit is None:
+        return current
+    return limit if current is None else min(current, limit)
