@@ -21,7 +21,8 @@
  * `stoic_circuit_breaker_state` gauge (0 closed, 1 half open, 2 open) carry
  * one label, `scope`. The values and units are the engine's; this module
  * only hands them to prom-client. Import `stoic` (or `stoic/full`) first:
- * it loads the engine this module uses. Not in the browser build.
+ * it loads the engine this module uses. One policy per registry (a second
+ * one's names clash). Not in the browser build.
  */
 import { metricCatalogue as catalogue } from './core.js';
 import type { Policy } from './policy.js';
@@ -29,7 +30,18 @@ import type { MetricDescription } from './types.js';
 
 /** The engine's catalogue, with the points of `metrics` when given. */
 function metricCatalogue(metrics?: ReturnType<Policy['metrics']>): MetricDescription[] {
-  return catalogue(metrics) as MetricDescription[];
+  try {
+    return catalogue(metrics) as MetricDescription[];
+  } catch (error) {
+    // The glue throws a bare TypeError when no entry has loaded the module.
+    if (error instanceof TypeError && !('code' in error)) {
+      throw Object.assign(
+        new Error("stoic/prometheus: the engine is not loaded: import 'stoic' (or 'stoic/full') first", { cause: error }),
+        { code: 'not_loaded' },
+      );
+    }
+    throw error;
+  }
 }
 
 /** What registering needs of a prom-client `Registry` (`register` has it). */
@@ -87,8 +99,10 @@ class CatalogueMetric implements PrometheusMetric {
  * crosses into the engine once, whatever the number of metrics.
  */
 export function registerMetrics(policy: Policy, registry: PrometheusRegistry): PrometheusMetric[] {
-  if (typeof (policy as Partial<Policy> | null)?.metrics !== 'function') {
-    throw Object.assign(new TypeError('registerMetrics(policy, registry): policy must be a Policy from stoic'), {
+  const given = policy as Partial<Policy> | null;
+  if (typeof given?.metrics !== 'function' || typeof given?.metricsTotal !== 'function') {
+    const hint = typeof (policy as { registerMetric?: unknown } | null)?.registerMetric === 'function' ? ' (the registry comes second)' : '';
+    throw Object.assign(new TypeError(`registerMetrics(policy, registry): policy must be a Policy from stoic${hint}`), {
       code: 'wrong_type',
       field: 'policy',
     });

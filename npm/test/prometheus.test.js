@@ -109,6 +109,7 @@ test('registering twice is refused by the registry; wrong arguments are type err
   registerMetrics(policy, registry);
   assert.throws(() => registerMetrics(policy, registry), /already been registered/);
   assert.throws(() => registerMetrics({}, registry), TypeError);
+  assert.throws(() => registerMetrics(registry, policy), /the registry comes second/);
   assert.throws(() => registerMetrics(policy, {}), TypeError);
   assert.throws(() => registerMetrics(policy, null), TypeError);
   policy.free();
@@ -122,4 +123,14 @@ test('the example runs and shows the retries', () => {
   assert.match(out, /^stock: 7$/m);
   assert.match(out, /^stoic_retry_total\{scope="inventory"\} 2$/m);
   assert.match(out, /^stoic_retry_duration_seconds_count\{scope="inventory"\} 1$/m);
+});
+
+test('without the engine loaded, the error says to import stoic first', () => {
+  // A fresh process that imports only stoic/prometheus.
+  const script = `
+    const { registerMetrics } = await import(${JSON.stringify(new URL('../dist/prometheus.js', import.meta.url).href)});
+    const policy = { metrics: () => ({}), metricsTotal: () => ({}) };
+    try { registerMetrics(policy, { registerMetric() {} }); } catch (e) { console.log(e.code, e.message); }`;
+  const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  assert.match(out, /^not_loaded stoic\/prometheus: the engine is not loaded: import 'stoic'/);
 });

@@ -126,5 +126,8 @@ def test_registering_twice_is_refused_by_the_registry(clock: stoic.VirtualClock)
 
 
 def test_anything_but_a_policy_is_a_type_error() -> None:
-    with pytest.raises(TypeError, match=r"stoic\.Policy"):
+    with pytest.raises(TypeError, match=r"stoic\.Policy, not object"):
         StoicCollector(object())  # type: ignore[arg-type]
+    # The class, not a policy: refused now, not at the first scrape.
+    with pytest.raises(TypeError, match=r"not the class itself"):
+        StoicCollector(stoic.Policy)  # type: ignore[arg-type]

@@ -34,15 +34,18 @@ let sync;
 let client;
 if (values.share) {
   // The README's ioredis settings: no offline queue, no retries per request,
-  // short timeouts, so a dead store fails an exchange instead of holding it.
+  // short timeouts, a steady reconnect, and a connect that may fail (the
+  // exchange attaches once the store answers).
   client = new Redis(values.redis, {
     maxRetriesPerRequest: 0,
     enableOfflineQueue: false,
     connectTimeout: 500,
     commandTimeout: 500,
+    retryStrategy: () => 200,
+    lazyConnect: true,
   });
   client.on('error', () => {});
-  await new Promise((resolve) => client.once('ready', resolve));
+  await client.connect().catch(() => {});
   sync = new FleetSync(policy, client, { intervalMs: Number(values.interval) * 1000 });
   // Each exchange's wall-clock start and end (and whether it worked): the
   // suite orders the processes' exchanges with them.
@@ -87,7 +90,7 @@ while (performance.now() < end) {
   await new Promise((r) => setTimeout(r, pause));
 }
 if (sync) await sync.close();
-client?.disconnect();
+await client?.quit();
 Object.assign(report, {
   exchange_failures: sync?.failures ?? 0,
   health,

@@ -16,13 +16,14 @@ every language::
 Counters (``stoic_calls_total``, ``stoic_retry_total``, ...), the
 ``stoic_retry_duration_seconds`` histogram and the
 ``stoic_circuit_breaker_state`` gauge (0 closed, 1 half open, 2 open) carry
-one label, ``scope``. Needs ``prometheus_client`` (the ``prometheus`` extra).
+one label, ``scope``. One policy per registry: a second collector's names
+clash. Needs ``prometheus_client`` (the ``prometheus`` extra).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from prometheus_client.core import (
     CounterMetricFamily,
@@ -33,10 +34,7 @@ from prometheus_client.core import (
 from prometheus_client.registry import Collector
 from prometheus_client.utils import floatToGoString
 
-from ._stoic import metric_catalogue
-
-if TYPE_CHECKING:
-    from ._stoic import Policy
+from ._stoic import Policy, metric_catalogue
 
 __all__ = ["StoicCollector"]
 
@@ -47,8 +45,9 @@ class StoicCollector(Collector):
     moment; no call waits on a scrape for longer."""
 
     def __init__(self, policy: Policy) -> None:
-        if not callable(getattr(policy, "metrics", None)):
-            raise TypeError(f"StoicCollector needs a stoic.Policy, not {type(policy).__name__}")
+        if not isinstance(policy, Policy):
+            what = "the class itself" if policy is Policy else type(policy).__name__
+            raise TypeError(f"StoicCollector needs a stoic.Policy, not {what}")
         self.policy = policy
 
     def describe(self) -> Iterator[Metric]:
