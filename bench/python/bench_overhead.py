@@ -195,10 +195,9 @@ def summarise(per_round: dict[str, list[float]]) -> dict[str, dict[str, float]]:
 _ORIGINAL_ASYNC_SLEEP = asyncio.sleep
 
 
-def raw_engine(n: int, rounds: int) -> dict[str, float]:
-    """The binding alone: begin + on_success, and one retry decision
-    (on_network_error + admit)."""
-    policy = stoic.Policy(breaker=None, budget={"ratio": None})
+def engine_calls(policy: stoic.Policy) -> tuple[Callable[[], None], Callable[[], None]]:
+    """The binding's calls alone on ``policy``: begin + on_success, and a
+    call with one retry decision (on_network_error + admit) on top."""
     mono = time.monotonic
 
     def success() -> None:
@@ -211,6 +210,13 @@ def raw_engine(n: int, rounds: int) -> dict[str, float]:
         call.admit(mono())
         call.on_success(mono())
 
+    return success, retry_once
+
+
+def raw_engine(n: int, rounds: int) -> dict[str, float]:
+    """The binding alone: begin + on_success, and one retry decision
+    (on_network_error + admit)."""
+    success, retry_once = engine_calls(stoic.Policy(breaker=None, budget={"ratio": None}))
     s = statistics.median(time_sync(success, n) for _ in range(rounds))
     r = statistics.median(time_sync(retry_once, n) for _ in range(rounds))
     return {"success": s, "retry_decision": r - s}
@@ -221,24 +227,9 @@ def fleet_attached(n: int, rounds: int) -> dict[str, dict[str, float]]:
     budget, metrics), on a policy attached to a fleet (one export, no store:
     what a call pays for the counting) and on one that is not, in alternating
     rounds, since this machine's speed drifts between runs."""
-    mono = time.monotonic
-
-    def layer(policy: stoic.Policy) -> tuple[Callable[[], None], Callable[[], None]]:
-        def success() -> None:
-            call = policy.begin(mono(), "op")
-            call.on_success(mono())
-
-        def retry_once() -> None:
-            call = policy.begin(mono(), "op")
-            call.on_network_error(mono(), "connect_refused")
-            call.admit(mono())
-            call.on_success(mono())
-
-        return success, retry_once
-
     attached = stoic.Policy()
-    attached.fleet_export(mono(), 0)
-    layers = {"plain": layer(stoic.Policy()), "fleet": layer(attached)}
+    attached.fleet_export(time.monotonic(), 0)
+    layers = {"plain": engine_calls(stoic.Policy()), "fleet": engine_calls(attached)}
     samples: dict[str, dict[str, list[float]]] = {
         name: {"success": [], "retry": []} for name in layers
     }
