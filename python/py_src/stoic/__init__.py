@@ -12,8 +12,9 @@ package is its Python host: it reads the clock, sleeps and calls.
 - ``stoic.prometheus.StoicCollector`` and ``stoic.redis.FleetSync``: Prometheus
   and a fleet of processes sharing breakers and budgets through Redis;
 - ``stoic.Policy``: the engine itself (shared breakers, budgets, metrics);
-- ``stoic.set_testing(True)`` / ``stoic.testing.virtual_time()``: no sleeping
-  in tests.
+- ``stoic.set_testing(True, attempts=1)`` / ``stoic.testing.virtual_time()``:
+  no sleeping (and capped attempts) in tests; ``stoic.set_active(False)``:
+  no retrying at all.
 
 Durations are float seconds everywhere (the engine's ``base_ms`` is
 ``base`` here).
@@ -34,7 +35,7 @@ from ._stoic import (
     parse_retry_after,
     random_key,
 )
-from .testing import set_testing
+from .testing import set_active, set_testing
 
 __version__ = CORE_VERSION
 
@@ -61,5 +62,6 @@ __all__ = [
     "random_key",
     "retry",
     "retrying",
+    "set_active",
     "set_testing",
 ]

@@ -63,13 +63,18 @@ def sync_loop(
     key_of = key if callable(key) else None
 
     def loop(*args: Any, **kwargs: Any) -> Any:
+        if not runtime.active:  # set_active(False): one attempt, no engine
+            return fn(*args, **kwargs)
         clock = fixed_clock or runtime.clock
         if start is not None:
             call = start(clock, *args)
         else:
             call_key = key if key_of is None else key_of(*args, **kwargs)
             call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-            call = begin(clock.monotonic(), operation, call_scope, idempotent, call_key, overrides)
+            call_overrides = overrides if runtime.attempts is None else s.call_overrides()
+            call = begin(
+                clock.monotonic(), operation, call_scope, idempotent, call_key, call_overrides
+            )
         last_exception: BaseException | None = None
         last_result: Any = None
         try:
@@ -129,13 +134,18 @@ def async_loop(
     key_of = key if callable(key) else None
 
     async def loop(*args: Any, **kwargs: Any) -> Any:
+        if not runtime.active:  # set_active(False): one attempt, no engine
+            return await fn(*args, **kwargs)
         clock = fixed_clock or runtime.clock
         if start is not None:
             call = start(clock, *args)
         else:
             call_key = key if key_of is None else key_of(*args, **kwargs)
             call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-            call = begin(clock.monotonic(), operation, call_scope, idempotent, call_key, overrides)
+            call_overrides = overrides if runtime.attempts is None else s.call_overrides()
+            call = begin(
+                clock.monotonic(), operation, call_scope, idempotent, call_key, call_overrides
+            )
         last_exception: BaseException | None = None
         last_result: Any = None
         try:

@@ -126,7 +126,7 @@ class HttpCalls:
             scope=scope,
             idempotent=safe,
             key=key if trust_key else None,
-            overrides=self._settings.overrides,
+            overrides=self._settings.call_overrides(),
         )
         call.admit(clock.monotonic())
         return call

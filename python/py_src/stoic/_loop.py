@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from types import TracebackType
-from typing import Any
+from typing import Any, Literal
 
 from ._classify import Classifier, Rejected
 from ._clock import Clock
@@ -93,6 +93,37 @@ class Attempt:
         return True
 
 
+class _Once(Attempt):
+    """The one attempt of a loop while retrying is off (``set_active``):
+    nothing is reported to the engine, and the block's exception goes on."""
+
+    __slots__ = ("_key",)
+
+    def __init__(self, settings: Settings) -> None:  # no call: no engine
+        self._settings = settings
+        self._rejection = None
+        self.num = 1
+        self.delay = None
+        self.exception = None
+        self._key = settings.key() if callable(settings.key) else settings.key
+
+    @property
+    def timeout(self) -> float | None:
+        return None
+
+    @property
+    def idempotency_key(self) -> str | None:
+        return self._key
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> Literal[False]:
+        return False  # the block's exception goes on, unreported
+
+
 class Retrying:
     """The iterable ``retrying()`` returns; iterate it with ``for`` or
     ``async for``."""
@@ -106,10 +137,14 @@ class Retrying:
         s = self._settings
         key = s.key() if callable(s.key) else s.key
         scope = s.scope() if callable(s.scope) else s.scope
-        return s.policy.begin(clock.monotonic(), s.operation, scope, s.idempotent, key, s.overrides)
+        overrides = s.call_overrides()
+        return s.policy.begin(clock.monotonic(), s.operation, scope, s.idempotent, key, overrides)
 
     def __iter__(self) -> Iterator[Attempt]:
         s = self._settings
+        if not runtime.active:  # set_active(False): one attempt, no engine
+            yield _Once(s)
+            return
         clock = s.clock or runtime.clock
         call = self._begin(clock)
         last: BaseException | None = None
@@ -133,6 +168,9 @@ class Retrying:
 
     async def __aiter__(self) -> AsyncIterator[Attempt]:
         s = self._settings
+        if not runtime.active:  # set_active(False): one attempt, no engine
+            yield _Once(s)
+            return
         clock = s.clock or runtime.clock
         call = self._begin(clock)
         last: BaseException | None = None

@@ -17,6 +17,7 @@ from ._classify import Classifier, Outcome, normalize_on
 from ._clock import Clock
 from ._errors import RetryError
 from ._stoic import Call, CallOverrides, Policy
+from .testing import runtime
 
 __all__ = ["Judge", "Settings", "failure", "note", "report", "stopped", "wrong_type"]
 
@@ -30,6 +31,8 @@ class Settings:
     """One runtime's configuration, fixed when it is built."""
 
     __slots__ = (
+        "_capped",
+        "_override_config",
         "adiscard",
         "classify",
         "clock",
@@ -100,6 +103,9 @@ class Settings:
             overrides = policy.overrides(**config)
         self.policy = policy
         self.overrides = overrides
+        # The call's own settings, for the testing cap to keep the rest of.
+        self._override_config = {k: v for k, v in config.items() if k in _OVERRIDABLE}
+        self._capped: tuple[int, CallOverrides] | None = None
         self.records = policy.records
         self.operation = operation
         self.scope = scope
@@ -116,6 +122,17 @@ class Settings:
         self.adiscard = adiscard
         self.limit = limit
         self.preempt = preempt
+
+    def call_overrides(self) -> CallOverrides | None:
+        """The overrides a call starts with: this runtime's own, or, under
+        ``set_testing(True, attempts=n)``, those with ``n`` attempts."""
+        attempts = runtime.attempts
+        if attempts is None:
+            return self.overrides
+        if self._capped is None or self._capped[0] != attempts:
+            config = {**self._override_config, "max_attempts": attempts}
+            self._capped = (attempts, self.policy.overrides(**config))
+        return self._capped[1]
 
 
 def _keywords_of(fn: Callable[..., Any] | None) -> tuple[str, ...]:
