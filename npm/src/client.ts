@@ -26,4 +26,5 @@ export {
   serverHint,
 } from './helpers.js';
 export { sleep } from './clock.js';
+export { isActive, isTesting, setActive, setTesting, type TestingOptions } from './testing.js';
 export type * from './types.js';

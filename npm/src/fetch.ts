@@ -23,6 +23,7 @@ import { callable, checkOptions, flag, headerName, knownOptions, misplacedOption
 import { type RetryInfo, runCall, type Steps } from './loop.js';
 import { type Policy, policyOption, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
+import { switches } from './testing.js';
 import type { Outcome, Rejection } from './types.js';
 
 export interface FetchOptions {
@@ -200,6 +201,11 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     const method = (requestInit.method ?? request?.method ?? 'GET').toUpperCase();
     const headers = new Headers(requestInit.headers ?? request?.headers);
 
+    if (!switches.active) {
+      // Retrying off (`setActive(false)`): one request, outside the engine.
+      if (idempotencyKey !== undefined && !headers.has(keyHeader)) headers.set(keyHeader, keyHeaderValue(idempotencyKey, keyForm));
+      return send(request ?? url, { ...requestInit, method, headers });
+    }
     let key = idempotencyKey ?? parseKeyHeader(headers.get(keyHeader) ?? '') ?? undefined;
     const plan = httpPlan(method, url.host, url.pathname, key, serverDeduplicates, keys) as {
       operation: string;
@@ -230,6 +236,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         scope ?? options.scope?.(url) ?? plan.scope,
         plan.safeToRepeat,
         plan.trustKey ? key : undefined,
+        switches.attempts === undefined ? undefined : { maxAttempts: switches.attempts },
       );
     } catch (error) {
       policy.closed();

@@ -14,6 +14,7 @@ import { type Attempt, AttemptContext } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { RetryError } from './errors.js';
 import { checked, type Policy, report } from './policy.js';
+import { noWait, switches } from './testing.js';
 import type { GiveUp, Outcome, Retry } from './types.js';
 
 /** How one kind of call runs and reads its attempts. */
@@ -133,7 +134,7 @@ export async function runCall<V>(
       if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {
-        await (options.sleep ?? defaultSleep)(delay, signal);
+        await (options.sleep ?? (switches.testing ? noWait : defaultSleep))(delay, signal);
       } catch (reason) {
         if (signal?.aborted) core.cancel(handle, now());
         throw reason;

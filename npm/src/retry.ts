@@ -4,7 +4,7 @@
  * to wait, the deadline, the breaker and the budget are the core's. The
  * loop is `runCall` (loop.ts), the one `createFetch()` runs too.
  */
-import type { Attempt } from './attempt.js';
+import { type Attempt, AttemptContext } from './attempt.js';
 import { outcomeOfError } from './classify.js';
 import {
   callable,
@@ -19,6 +19,7 @@ import {
 } from './guard.js';
 import { isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
 import { Policy, policyOption, startNamed } from './policy.js';
+import { switches } from './testing.js';
 import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
 
 export interface RetryOptions<T> {
@@ -103,6 +104,7 @@ export function retry<T>(
   // Not an `async` function: the loop's frame is the only one between the
   // caller and `fn`, which keeps the stack an error captures short (creating
   // one is most of what a failed attempt costs). Set-up errors still reject.
+  if (!switches.active) return once(fn, options);
   let started: Started<Awaited<T>>;
   try {
     started = start(fn as (attempt: Attempt) => Awaited<T> | PromiseLike<Awaited<T>>, options);
@@ -111,6 +113,25 @@ export function retry<T>(
   }
   const { policy, handle, first, t, now } = started;
   return runCall(policy, handle, first, t, options.idempotencyKey ?? null, started.steps, options, now);
+}
+
+/** `retry()`'s arguments, checked the same whether retrying is on or off. */
+function checkArguments(fn: unknown, options: object): void {
+  callable(fn, 'fn');
+  knownOptions(options, RETRY_OPTIONS, 'retry(fn, options)', '; other engine settings, such as timeouts, go in a Policy');
+  checkOptions(options, RETRY_CHECKS);
+}
+
+/** Retrying off (`setActive(false)`): one attempt, outside the engine. */
+async function once<T>(fn: (attempt: Attempt) => T | PromiseLike<T>, options: RetryOptions<Awaited<T>>): Promise<Awaited<T>> {
+  checkArguments(fn, options);
+  options.signal?.throwIfAborted();
+  const context = new AttemptContext(1, -1, options.idempotencyKey ?? null, options.signal);
+  try {
+    return await fn(context);
+  } finally {
+    context.done(false);
+  }
 }
 
 interface Started<T> {
@@ -124,17 +145,17 @@ interface Started<T> {
 
 /** Checks the options and starts the call (admitting its first attempt when unnamed). */
 function start<T>(fn: (attempt: Attempt) => T | PromiseLike<T>, options: RetryOptions<T>): Started<T> {
-  callable(fn, 'fn');
-  knownOptions(options, RETRY_OPTIONS, 'retry(fn, options)', '; other engine settings, such as timeouts, go in a Policy');
-  checkOptions(options, RETRY_CHECKS);
+  checkArguments(fn, options);
   const policy = options.policy ?? defaultPolicy();
   const now = options.now ?? policy.now;
   options.signal?.throwIfAborted();
   const idempotent = options.idempotent ?? true;
+  // testing mode's attempts cap, like a call's own maxAttempts
+  const maxAttempts = switches.attempts ?? options.maxAttempts;
   const overrides =
-    options.maxAttempts === undefined && options.backoff === undefined
+    maxAttempts === undefined && options.backoff === undefined
       ? undefined
-      : { maxAttempts: options.maxAttempts, backoff: options.backoff };
+      : { maxAttempts, backoff: options.backoff };
   const named =
     options.operation !== undefined ||
     options.scope !== undefined ||
