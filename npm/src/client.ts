@@ -6,7 +6,7 @@
  * other entry (Node, workerd, inline, init, `stoic/full`) exports those too
  * (`./index.ts`).
  */
-export { retry, defaultPolicy, type RetryOptions, type RetryInfo } from './retry.js';
+export { retry, defaultPolicy, type RetryOptions, type RetryInfo, type GiveUpInfo } from './retry.js';
 export { createFetch, type FetchOptions, type StoicFetch, type StoicRequestInit } from './fetch.js';
 export { Policy, Call, type PolicyOptions, type HostOptions, type CallSpec } from './policy.js';
 export type { Attempt } from './attempt.js';

@@ -20,7 +20,7 @@ import type { Attempt } from './attempt.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
 import { callable, checkOptions, flag, headerName, knownOptions, misplacedOptions, oneOf, type OptionCheck, text } from './guard.js';
-import { type RetryInfo, runCall, type Steps } from './loop.js';
+import { type GiveUpInfo, type RetryInfo, runCall, type Steps } from './loop.js';
 import { type Policy, policyOption, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
 import { switches } from './testing.js';
@@ -61,6 +61,8 @@ export interface FetchOptions {
   validate?: (response: Response) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
   onRetry?: (info: RetryInfo) => void;
+  /** Called when the engine stops a request that did not succeed, before it rejects. */
+  onGiveUp?: (info: GiveUpInfo) => void;
 }
 
 export interface StoicRequestInit extends RequestInit {
@@ -90,6 +92,7 @@ const FACTORY_OPTIONS = new Set([
   'scope',
   'validate',
   'onRetry',
+  'onGiveUp',
 ]);
 
 /** The type of each factory option. */
@@ -105,6 +108,7 @@ const FACTORY_CHECKS: Readonly<Record<string, OptionCheck>> = {
   scope: callable,
   validate: callable,
   onRetry: callable,
+  onGiveUp: callable,
 };
 
 /** The type of each per-request option. */
@@ -243,7 +247,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       throw error;
     }
     const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars());
-    const loop = { signal, sleep: options.sleep, onRetry: options.onRetry };
+    const loop = { signal, sleep: options.sleep, onRetry: options.onRetry, onGiveUp: options.onGiveUp };
     return runCall(policy, handle, -1, t, key ?? null, steps, loop, now);
   };
 }

@@ -38,11 +38,21 @@ export interface RetryInfo {
   response: Response | undefined;
 }
 
-/** The caller's side of a call: its signal, how to wait, its hook. */
+/** What the loop is told when the engine stops a call that did not succeed. */
+export interface GiveUpInfo {
+  decision: GiveUp;
+  /** The error the last attempt threw, if it threw. */
+  error: unknown;
+  /** The response the last attempt returned, if it returned one. */
+  response: Response | undefined;
+}
+
+/** The caller's side of a call: its signal, how to wait, its hooks. */
 export interface LoopOptions {
   signal?: AbortSignal;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   onRetry?: (info: RetryInfo) => void;
+  onGiveUp?: (info: GiveUpInfo) => void;
 }
 
 /** Whether a value is a fetch `Response` (duck-typed: polyfills and undici alike). */
@@ -57,6 +67,12 @@ export function isResponse(value: unknown): value is Response {
 
 export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
   return typeof (value as PromiseLike<V> | null)?.then === 'function';
+}
+
+/** The error a call that gave up rejects with, after telling `onGiveUp` (a hook that throws ends the call with its own error). */
+function giveUp(decision: GiveUp, error: unknown, response: Response | undefined, options: LoopOptions): RetryError {
+  options.onGiveUp?.({ decision, error, response });
+  return new RetryError(decision, error, response);
 }
 
 /**
@@ -91,7 +107,7 @@ export async function runCall<V>(
   try {
     for (;;) {
       if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
-      if (attempt === 0) throw new RetryError(core.admission(handle) as GiveUp, error, response);
+      if (attempt === 0) throw giveUp(core.admission(handle) as GiveUp, error, response, options);
       const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
@@ -128,7 +144,7 @@ export async function runCall<V>(
       }
       if (kind === 0) return value as V;
       const decision = kind === 2 || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
-      if (kind === 2) throw new RetryError(decision as GiveUp, error, response);
+      if (kind === 2) throw giveUp(decision as GiveUp, error, response, options);
       const delay = plan.delayMs;
       options.onRetry?.({ decision: decision as Retry, error, response });
       if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);

@@ -17,7 +17,7 @@ import {
   shown,
   text,
 } from './guard.js';
-import { isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
+import { type GiveUpInfo, isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
 import { Policy, policyOption, startNamed } from './policy.js';
 import { switches } from './testing.js';
 import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
@@ -54,9 +54,11 @@ export interface RetryOptions<T> {
   validate?: (value: T) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
   onRetry?: (info: RetryInfo) => void;
+  /** Called when the engine stops a call that did not succeed, before it rejects. */
+  onGiveUp?: (info: GiveUpInfo) => void;
 }
 
-export type { RetryInfo } from './loop.js';
+export type { GiveUpInfo, RetryInfo } from './loop.js';
 
 let shared: Policy | undefined;
 
@@ -80,6 +82,7 @@ const RETRY_OPTIONS = new Set([
   'classify',
   'validate',
   'onRetry',
+  'onGiveUp',
 ]);
 
 /** The type of each option (values the engine checks, such as maxAttempts, pass through). */
@@ -95,6 +98,7 @@ const RETRY_CHECKS: Readonly<Record<string, OptionCheck>> = {
   classify: callable,
   validate: callable,
   onRetry: callable,
+  onGiveUp: callable,
 };
 
 export function retry<T>(

@@ -25,6 +25,7 @@ from ._clock import Clock, SystemClock, VirtualClock, monotonic
 from ._decorator import retry
 from ._errors import ConfigError, ConfigProblem, InputError, RetryError, StoicError
 from ._loop import Attempt, Retrying, retrying
+from ._runtime import RetryInfo
 from ._stoic import (
     CORE_VERSION,
     Backoff,
@@ -50,6 +51,7 @@ __all__ = [
     "Policy",
     "Rejected",
     "RetryError",
+    "RetryInfo",
     "Retrying",
     "StoicError",
     "SystemClock",

@@ -30,7 +30,7 @@ from typing import Any, ParamSpec, TypeVar, cast, overload
 from ._classify import Classifier
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._runtime import Settings
+from ._runtime import Hook, Settings
 from ._steps import validated
 from ._stoic import Policy
 
@@ -58,6 +58,8 @@ def retry(
     reraise: bool = False,
     clock: Clock | None = None,
     records: Any = None,
+    on_retry: Hook | None = None,
+    on_give_up: Hook | None = None,
     **config: Any,
 ) -> Callable[[Callable[P, T]], Callable[P, T]]: ...
 
@@ -77,6 +79,8 @@ def retry(
     reraise: bool = False,
     clock: Clock | None = None,
     records: Any = None,
+    on_retry: Hook | None = None,
+    on_give_up: Hook | None = None,
     **config: Any,
 ) -> Callable[[Callable[P, T]], Callable[P, T]] | Callable[P, T]:
     """Retries the decorated function (sync or ``async def``) as the
@@ -100,6 +104,11 @@ def retry(
     ``key=`` gives an idempotency key (a string, or a function of the
     call's arguments).
 
+    ``on_retry=`` is called before each wait and ``on_give_up=`` when the
+    engine stops a call that did not succeed, each with a ``RetryInfo``
+    (the decision, the attempt, its exception or result); a hook that
+    raises ends the call.
+
     When the engine stops retrying, ``RetryError`` is raised from the last
     exception; failures it never considered retryable (and every failure,
     with ``reraise=True``) propagate as themselves, with the engine's
@@ -121,6 +130,8 @@ def retry(
         caller="stoic.retry",
         signature=retry,
         judge=validated if validate is not None else None,
+        on_retry=on_retry,
+        on_give_up=on_give_up,
     )
 
     def decorate(target: Callable[P, T]) -> Callable[P, T]:

@@ -33,7 +33,7 @@ from typing import Any
 
 from ._deadline import bounded
 from ._records import deliver
-from ._runtime import Settings, stopped
+from ._runtime import Settings, stopped, tell
 from ._steps import failed
 from ._stoic import Call
 from .testing import runtime
@@ -49,6 +49,7 @@ def sync_loop(
 ) -> Callable[..., Any]:
     """The function that runs ``fn``'s attempts as one call."""
     policy, begin, records, fixed_clock = s.policy, s.policy.begin, s.records, s.clock
+    on_retry = s.on_retry
     idempotent, overrides, judge, discard, limit = (
         s.idempotent,
         s.overrides,
@@ -98,6 +99,7 @@ def sync_loop(
                     last_exception, last_result = None, result
                     if discard is not None:
                         discard(result)
+                tell(on_retry, call, last_exception, last_result)
                 if records is not None:
                     deliver(policy, records)
                 clock.sleep(delay)
@@ -119,6 +121,7 @@ def async_loop(
 ) -> Callable[..., Awaitable[Any]]:
     """The coroutine function that awaits ``fn``'s attempts as one call."""
     policy, begin, records, fixed_clock = s.policy, s.policy.begin, s.records, s.clock
+    on_retry = s.on_retry
     idempotent, overrides, judge, adiscard, limit, preempt = (
         s.idempotent,
         s.overrides,
@@ -172,6 +175,7 @@ def async_loop(
                     last_exception, last_result = None, result
                     if adiscard is not None:
                         await adiscard(result)
+                tell(on_retry, call, last_exception, last_result)
                 if records is not None:
                     deliver(policy, records)
                 await clock.asleep(delay)

@@ -17,7 +17,7 @@ from typing import Any
 
 from ._classify import classify_result
 from ._clock import Clock
-from ._runtime import Settings, report, wrong_type
+from ._runtime import Hook, Settings, report, tell, wrong_type
 from ._stoic import (
     Call,
     Policy,
@@ -54,6 +54,8 @@ class HttpCalls:
         discard: Callable[[Any], object] | None,
         adiscard: Callable[[Any], Awaitable[object]] | None,
         limit: Callable[[Call, tuple[Any, ...]], None],
+        on_retry: Hook | None = None,
+        on_give_up: Hook | None = None,
         **flags: bool,
     ) -> None:
         check_options(
@@ -82,6 +84,8 @@ class HttpCalls:
             # The client enforces the per-attempt timeouts itself (``limit``).
             limit=limit,
             preempt=False,
+            on_retry=on_retry,
+            on_give_up=on_give_up,
         )
         self._key_header = key_header
         self._key_form = key_form
@@ -165,6 +169,7 @@ class HttpCalls:
             )
         if delay is None and not call.succeeded:
             self._attach(response, call.decision)
+            tell(self._settings.on_give_up, call, None, response)
         return delay
 
     # What each client library's response looks like.

@@ -24,7 +24,7 @@ from typing import Any, Literal
 from ._classify import Classifier, Rejected
 from ._clock import Clock
 from ._records import deliver
-from ._runtime import Settings, stopped
+from ._runtime import Hook, Settings, stopped, tell
 from ._steps import failed, rejected
 from ._stoic import Call, Policy
 from .testing import runtime
@@ -155,6 +155,7 @@ class Retrying:
                 if call.finished or attempt.delay is None:
                     return
                 last = attempt.exception
+                tell(s.on_retry, call, last, None)
                 if s.records is not None:
                     deliver(s.policy, s.records)
                 clock.sleep(attempt.delay)
@@ -181,6 +182,7 @@ class Retrying:
                 if call.finished or attempt.delay is None:
                     return
                 last = attempt.exception
+                tell(s.on_retry, call, last, None)
                 if s.records is not None:
                     deliver(s.policy, s.records)
                 await clock.asleep(attempt.delay)
@@ -205,6 +207,8 @@ def retrying(
     reraise: bool = False,
     clock: Clock | None = None,
     records: Any = None,
+    on_retry: Hook | None = None,
+    on_give_up: Hook | None = None,
     **config: Any,
 ) -> Retrying:
     """A retry loop with the same keywords as ``@stoic.retry`` (see it)."""
@@ -223,5 +227,7 @@ def retrying(
         clock=clock,
         caller="stoic.retrying",
         signature=retrying,
+        on_retry=on_retry,
+        on_give_up=on_give_up,
     )
     return Retrying(settings)

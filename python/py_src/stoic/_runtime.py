@@ -11,6 +11,7 @@ import difflib
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from ._classify import Classifier, Outcome, normalize_on
@@ -42,6 +43,8 @@ class Settings:
         "key",
         "limit",
         "on",
+        "on_give_up",
+        "on_retry",
         "operation",
         "overrides",
         "policy",
@@ -74,8 +77,12 @@ class Settings:
         adiscard: Callable[[Any], Awaitable[object]] | None = None,
         limit: Callable[[Call, tuple[Any, ...]], None] | None = None,
         preempt: bool = True,
+        on_retry: Hook | None = None,
+        on_give_up: Hook | None = None,
     ) -> None:
         _check_settings(
+            on_retry=on_retry,
+            on_give_up=on_give_up,
             policy=policy,
             records=records,
             operation=operation,
@@ -122,6 +129,8 @@ class Settings:
         self.adiscard = adiscard
         self.limit = limit
         self.preempt = preempt
+        self.on_retry = on_retry
+        self.on_give_up = on_give_up
 
     def call_overrides(self) -> CallOverrides | None:
         """The overrides a call starts with: this runtime's own, or, under
@@ -197,11 +206,39 @@ def _check_settings(**given: Any) -> None:
     key = given["key"]
     if not (key is None or isinstance(key, str) or callable(key)):
         raise wrong("key", "a str, a function of the call's arguments, or None")
-    for name in ("classify", "validate"):
+    for name in ("classify", "validate", "on_retry", "on_give_up"):
         if given[name] is not None and not callable(given[name]):
             raise wrong(name, "a callable or None")
     if not isinstance(given["reraise"], bool):
         raise wrong("reraise", "a bool")
+
+
+@dataclass(frozen=True)
+class RetryInfo:
+    """What ``on_retry=`` (before each wait) and ``on_give_up=`` (when the
+    engine stops a call that did not succeed) are told."""
+
+    #: The engine's decision, as ``Call.decision`` gives it: a retry's
+    #: ``delay``, ``matched`` (the rule the failure matched) and ``source``
+    #: (backoff or a server hint); a give-up's ``reason`` and ``observation``.
+    decision: dict[str, Any]
+    #: The attempts made so far (the one that just ended included).
+    attempt: int
+    #: The exception the last attempt raised, if it raised one.
+    exception: BaseException | None
+    #: The value (a response) the last attempt returned, if it returned one.
+    result: Any
+
+
+#: ``on_retry=`` and ``on_give_up=``: called with a ``RetryInfo``.
+Hook = Callable[[RetryInfo], object]
+
+
+def tell(hook: Hook | None, call: Call, exception: BaseException | None, result: Any) -> None:
+    """Tells a hook of the decision just made; a hook that raises ends the
+    call, and its exception reaches the caller as itself."""
+    if hook is not None:
+        hook(RetryInfo(call.decision or {}, call.attempts, exception, result))
 
 
 def report(call: Call, clock: Clock, outcome: Outcome, detail: str | None) -> float | None:
@@ -244,6 +281,7 @@ def stopped(
 ) -> BaseException:
     """The exception for a call whose next attempt was refused (deadline,
     open breaker, draining)."""
+    tell(settings.on_give_up, call, last_exception, last_result)
     if settings.reraise and last_exception is not None:
         note(last_exception, call.observation)
         return last_exception

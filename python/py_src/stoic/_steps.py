@@ -16,7 +16,7 @@ from ._classify import Outcome, classify_exception, classify_result, exception_d
 from ._clock import Clock
 from ._errors import RetryError
 from ._records import deliver
-from ._runtime import Settings, failure, report
+from ._runtime import Settings, failure, report, tell
 from ._stoic import Call
 
 __all__ = ["failed", "rejected", "validated"]
@@ -33,6 +33,7 @@ def failed(call: Call, clock: Clock, s: Settings, exc: Exception) -> float | Non
         return delay
     if s.records is not None:
         deliver(s.policy, s.records)
+    tell(s.on_give_up, call, exc, None)
     error = failure(call, s, exc)
     if error is None:
         return None
@@ -47,6 +48,7 @@ def rejected(call: Call, clock: Clock, s: Settings, verdict: Outcome, result: An
     if delay is None:
         if s.records is not None:
             deliver(s.policy, s.records)
+        tell(s.on_give_up, call, None, result)
         raise RetryError(call.decision, last_result=result)
     return delay
 

@@ -46,6 +46,7 @@ import httpx
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
 from ._http import HOST, HttpCalls, tighter
+from ._runtime import Hook
 from ._stoic import Call, Policy
 
 __all__ = ["AsyncRetryTransport", "RetryTransport"]
@@ -69,6 +70,8 @@ class _Base(HttpCalls):
         clock: Clock | None,
         records: Any,
         config: dict[str, Any],
+        on_retry: Hook | None,
+        on_give_up: Hook | None,
     ) -> None:
         super().__init__(
             policy=policy,
@@ -85,6 +88,8 @@ class _Base(HttpCalls):
             adiscard=httpx.Response.aclose,
             # httpx enforces the per-attempt timeouts itself (``_limit``).
             limit=self._limit,
+            on_retry=on_retry,
+            on_give_up=on_give_up,
             stream=stream,
         )
         self._stream = stream
@@ -162,6 +167,8 @@ class RetryTransport(_Base, httpx.BaseTransport):
         reraise: bool = False,
         clock: Clock | None = None,
         records: Any = None,
+        on_retry: Hook | None = None,
+        on_give_up: Hook | None = None,
         **config: Any,
     ) -> None:
         super().__init__(
@@ -176,6 +183,8 @@ class RetryTransport(_Base, httpx.BaseTransport):
             clock=clock,
             records=records,
             config=config,
+            on_retry=on_retry,
+            on_give_up=on_give_up,
         )
         if transport is not None:
             _check_inner(transport, httpx.BaseTransport, "async ones go in AsyncRetryTransport")
@@ -229,6 +238,8 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
         reraise: bool = False,
         clock: Clock | None = None,
         records: Any = None,
+        on_retry: Hook | None = None,
+        on_give_up: Hook | None = None,
         **config: Any,
     ) -> None:
         super().__init__(
@@ -243,6 +254,8 @@ class AsyncRetryTransport(_Base, httpx.AsyncBaseTransport):
             clock=clock,
             records=records,
             config=config,
+            on_retry=on_retry,
+            on_give_up=on_give_up,
         )
         if transport is not None:
             _check_inner(transport, httpx.AsyncBaseTransport, "sync ones go in RetryTransport")

@@ -48,6 +48,7 @@ from requests.adapters import HTTPAdapter
 from ._clock import Clock
 from ._executors import sync_loop
 from ._http import HOST, HttpCalls, tighter
+from ._runtime import Hook
 from ._stoic import Call, Policy
 
 __all__ = ["RetryAdapter"]
@@ -84,6 +85,8 @@ class RetryAdapter(HttpCalls, HTTPAdapter):
         reraise: bool = False,
         clock: Clock | None = None,
         records: Any = None,
+        on_retry: Hook | None = None,
+        on_give_up: Hook | None = None,
         pool_connections: int = 10,
         pool_maxsize: int = 10,
         pool_block: bool = False,
@@ -104,6 +107,8 @@ class RetryAdapter(HttpCalls, HTTPAdapter):
             discard=requests.Response.close,
             adiscard=None,
             limit=self._limit,
+            on_retry=on_retry,
+            on_give_up=on_give_up,
         )
         HTTPAdapter.__init__(
             self,

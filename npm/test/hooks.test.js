@@ -1,0 +1,88 @@
+// onRetry and onGiveUp: what retry() and createFetch() tell them, and when.
+import { test, after, before } from 'node:test';
+import assert from 'node:assert/strict';
+import { createFetch, Policy, retry, RetryError } from '../dist/node.js';
+import { startServer } from '../testlib/server.js';
+
+let server;
+before(async () => {
+  server = await startServer({ '/flaky': [{ status: 503 }, { body: 'up' }], '/missing': [{ status: 404, body: 'no order 7' }] });
+});
+after(() => server.close());
+
+const sleep = async () => {};
+const refused = (n) => Object.assign(new Error(`refused ${n}`), { code: 'ECONNREFUSED' });
+
+test('retry() tells each retry and the give-up, before it rejects', async () => {
+  const retries = [];
+  const giveUps = [];
+  let calls = 0;
+  const error = await retry(
+    () => {
+      calls += 1;
+      throw refused(calls);
+    },
+    { maxAttempts: 3, sleep, onRetry: (info) => retries.push(info), onGiveUp: (info) => giveUps.push(info) },
+  ).catch((e) => e);
+  assert.ok(error instanceof RetryError);
+  assert.deepEqual(retries.map((r) => r.error.message), ['refused 1', 'refused 2']);
+  assert.equal(giveUps.length, 1);
+  assert.equal(giveUps[0].decision.reason, 'attempts_exhausted');
+  assert.equal(giveUps[0].error.message, 'refused 3');
+  assert.deepEqual(giveUps[0].decision, error.decision);
+});
+
+test('a success tells no give-up; a refused next attempt does', async () => {
+  const giveUps = [];
+  let failures = 1;
+  const ok = await retry(
+    () => {
+      if (failures-- > 0) throw refused(0);
+      return 'ok';
+    },
+    { sleep, onGiveUp: (info) => giveUps.push(info) },
+  );
+  assert.equal(ok, 'ok');
+  assert.equal(giveUps.length, 0);
+  const policy = new Policy();
+  const error = await retry(
+    () => {
+      throw refused(1);
+    },
+    { policy, sleep, onRetry: () => policy.drain(), onGiveUp: (info) => giveUps.push(info) },
+  ).catch((e) => e);
+  assert.equal(error.code, 'shutting_down');
+  assert.deepEqual(giveUps.map((g) => g.decision.reason), ['shutting_down']);
+  policy.free();
+});
+
+test('createFetch() tells the responses', async () => {
+  const retries = [];
+  const giveUps = [];
+  const fetch = createFetch({ policy: new Policy(), sleep, onRetry: (i) => retries.push(i), onGiveUp: (i) => giveUps.push(i) });
+  assert.equal((await fetch(server.url('/flaky'))).status, 200);
+  await assert.rejects(fetch(server.url('/missing')), RetryError);
+  assert.deepEqual(retries.map((r) => r.response.status), [503]);
+  assert.deepEqual(giveUps.map((g) => [g.response.status, g.decision.reason]), [[404, 'not_retryable']]);
+});
+
+test('a hook that throws ends the call with its own error; hooks must be functions', async () => {
+  let calls = 0;
+  const error = await retry(
+    () => {
+      calls += 1;
+      throw refused(calls);
+    },
+    {
+      sleep,
+      onGiveUp: () => {
+        throw new Error('hook failed');
+      },
+      maxAttempts: 1,
+    },
+  ).catch((e) => e);
+  assert.equal(error.message, 'hook failed');
+  assert.equal(calls, 1);
+  await assert.rejects(retry(() => 1, { onGiveUp: 5 }), { code: 'wrong_type', field: 'onGiveUp' });
+  assert.throws(() => createFetch({ onGiveUp: 'log' }), { code: 'wrong_type' });
+});
