@@ -61,10 +61,14 @@ export interface RetryOptions<T> {
 export type { GiveUpInfo, RetryInfo } from './loop.js';
 
 let shared: Policy | undefined;
+let sharedEpoch = 0;
 
-/** The policy `retry()` and `createFetch()` use when given none. */
+/** The policy `retry()` and `createFetch()` use when given none (a fresh one after each `setTesting`). */
 export function defaultPolicy(): Policy {
-  shared ??= new Policy();
+  if (shared === undefined || sharedEpoch !== switches.epoch) {
+    shared = new Policy();
+    sharedEpoch = switches.epoch;
+  }
   return shared;
 }
 

@@ -6,15 +6,23 @@
  * `setActive(false)` turns retrying off entirely: each call makes one
  * attempt outside the engine (no breaker, budget, metrics or events) and
  * its error, or its response whatever the status, reaches the caller as it
- * is. A caller's own `sleep` option still wins over testing mode.
+ * is. A caller's own `sleep` option still wins over testing mode. Each
+ * `setTesting` call also gives `retry()` and `createFetch()` a fresh shared
+ * default policy: call it in each test's set-up so that a breaker one test
+ * opened does not fail the next (a policy you pass yourself is yours).
  */
 import { num } from './guard.js';
 
-/** The switches' state, read by the runtimes at each call. @internal */
-export const switches: { testing: boolean; attempts: number | undefined; active: boolean } = {
+/**
+ * The switches' state, read by the runtimes at each call; `epoch` counts
+ * `setTesting` calls, so the shared default policy starts afresh with each
+ * (a breaker one test opened does not fail the next). @internal
+ */
+export const switches: { testing: boolean; attempts: number | undefined; active: boolean; epoch: number } = {
   testing: false,
   attempts: undefined,
   active: true,
+  epoch: 0,
 };
 
 export interface TestingOptions {
@@ -33,6 +41,7 @@ export function setTesting(testing: boolean, options: TestingOptions = {}): void
   }
   switches.testing = Boolean(testing);
   switches.attempts = testing ? attempts : undefined;
+  switches.epoch += 1;
 }
 
 /** Whether testing mode is on. */

@@ -72,3 +72,20 @@ test('setActive(false): one attempt, outside the engine, the error as itself', a
   assert.equal(isActive(), true);
   policy.free();
 });
+
+test('each setTesting call gives the default policy a fresh start', async () => {
+  setTesting(true);
+  try {
+    // A test that opens the shared default breaker (five 503s in a row) ...
+    const fetch = createFetch();
+    for (let i = 0; i < 2; i++) await fetch(server.url('/down/c')).catch(() => undefined);
+    const open = await fetch(server.url('/down/c')).catch((e) => e);
+    assert.equal(open.code, 'circuit_open');
+    // ... does not fail the next one.
+    setTesting(true);
+    const fresh = await createFetch()(server.url('/down/c')).catch((e) => e);
+    assert.equal(fresh.code, 'attempts_exhausted');
+  } finally {
+    setTesting(false);
+  }
+});

@@ -29,6 +29,7 @@ def test_503_then_200(server: Any, token: str, clock: stoic.VirtualClock) -> Non
         response = s.get(f"{server.url}/status/{token}?n=2&code=503")
     assert response.status_code == 200
     assert response.text == "ok"
+    assert response.stoic is None  # type: ignore[attr-defined]  # a success: no decision to keep
     assert len(server.seen[token]) == 3
     assert clock.sleeps == [0.01, 0.02]
 

@@ -167,9 +167,13 @@ class HttpCalls:
                 detail=detail,
                 wall_now=clock.wall(),
             )
-        if delay is None and not call.succeeded:
-            self._attach(response, call.decision)
-            tell(self._settings.on_give_up, call, None, response)
+        if delay is None:
+            # The decision of a call that failed; None on a success, so the
+            # attribute is always there to read.
+            failed = not call.succeeded
+            self._attach(response, call.decision if failed else None)
+            if failed:
+                tell(self._settings.on_give_up, call, None, response)
         return delay
 
     # What each client library's response looks like.
