@@ -15,6 +15,7 @@ EXPECT = {
     "py_httpx.py": "client got 200",
     "py_prometheus.py": 'stoic_retry_total{scope="inventory"} 2.0',
     "py_requests.py": "client got 200 ok",
+    "py_aiohttp.py": "client got 200 ok",
 }
 
 

@@ -8,7 +8,8 @@ package is its Python host: it reads the clock, sleeps and calls.
 - ``@stoic.retry(...)``: a decorator for sync and ``async def`` functions;
 - ``for attempt in stoic.retrying(...): with attempt: ...``: a retry loop;
 - ``stoic.httpx.RetryTransport`` / ``AsyncRetryTransport``: httpx transports;
-- ``stoic.requests.RetryAdapter``: a requests adapter, with the same semantics;
+- ``stoic.requests.RetryAdapter`` and ``stoic.aiohttp.RetryMiddleware``: the
+  same for requests and aiohttp;
 - ``stoic.prometheus.StoicCollector`` and ``stoic.redis.FleetSync``: Prometheus
   and a fleet of processes sharing breakers and budgets through Redis;
 - ``stoic.Policy``: the engine itself (shared breakers, budgets, metrics);

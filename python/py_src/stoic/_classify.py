@@ -165,6 +165,27 @@ def _requests(exc: BaseException) -> Outcome | None:
     return None
 
 
+def _aiohttp(exc: BaseException) -> Outcome | None:
+    """aiohttp's client errors, by where they happened. Looked at before the
+    built-in types: its timeouts are ``TimeoutError`` subclasses, and a
+    connect timeout (nothing sent) is not a read timeout."""
+    aiohttp = sys.modules.get("aiohttp")
+    if aiohttp is None or not isinstance(exc, aiohttp.ClientError):
+        return None
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return ("network", "dns_failure", None)
+    if isinstance(exc, aiohttp.ConnectionTimeoutError):
+        return ("network", "connect_timeout", None)
+    if isinstance(exc, aiohttp.ServerTimeoutError):
+        return ("network", "read_timeout", None)
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        return _builtin(exc.os_error) or ("network", "connect_refused", None)
+    if isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
+        # The connection closed after the request went out, or mid-body.
+        return ("network", "reset_after_send", None)
+    return None
+
+
 def _matches(exc: BaseException, on: tuple[type[BaseException], ...] | Callable[..., Any]) -> bool:
     if isinstance(on, tuple):
         return isinstance(exc, on)
@@ -202,6 +223,10 @@ def classify_exception(
             return found
     if on and _matches(exc, on):
         return ("raised", "transient", None)
+    if type(exc).__module__.startswith("aiohttp"):
+        found = _aiohttp(exc)
+        if found is not None:
+            return found
     # Built-in exceptions are classified by type and errno alone: cached, so
     # a retry does not pay for the isinstance ladder every time.
     cache_key = (type(exc), getattr(exc, "errno", None))
