@@ -63,6 +63,14 @@ export interface FetchOptions {
   onRetry?: (info: RetryInfo) => void;
   /** Called when the engine stops a request that did not succeed, before it rejects. */
   onGiveUp?: (info: GiveUpInfo) => void;
+  /**
+   * When the engine stops on a response that failed (a 404, a 503 on the
+   * last attempt), resolve with that response instead of rejecting with
+   * `RetryError` (default false): for clients that judge statuses
+   * themselves, such as axios and ky's `throwHttpErrors`. `onGiveUp` still
+   * sees the decision; a call that ends without a response still rejects.
+   */
+  returnFailedResponses?: boolean;
 }
 
 export interface StoicRequestInit extends RequestInit {
@@ -93,6 +101,7 @@ const FACTORY_OPTIONS = new Set([
   'validate',
   'onRetry',
   'onGiveUp',
+  'returnFailedResponses',
 ]);
 
 /** The type of each factory option. */
@@ -109,6 +118,7 @@ const FACTORY_CHECKS: Readonly<Record<string, OptionCheck>> = {
   validate: callable,
   onRetry: callable,
   onGiveUp: callable,
+  returnFailedResponses: flag,
 };
 
 /** The type of each per-request option. */
@@ -247,7 +257,13 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       throw error;
     }
     const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars());
-    const loop = { signal, sleep: options.sleep, onRetry: options.onRetry, onGiveUp: options.onGiveUp };
+    const loop = {
+      signal,
+      sleep: options.sleep,
+      onRetry: options.onRetry,
+      onGiveUp: options.onGiveUp,
+      returnFailedResponses: options.returnFailedResponses,
+    };
     return runCall(policy, handle, -1, t, key ?? null, steps, loop, now);
   };
 }

@@ -53,6 +53,8 @@ export interface LoopOptions {
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
   onRetry?: (info: RetryInfo) => void;
   onGiveUp?: (info: GiveUpInfo) => void;
+  /** When the engine stops on a response that failed, resolve with it instead of rejecting. */
+  returnFailedResponses?: boolean;
 }
 
 /** Whether a value is a fetch `Response` (duck-typed: polyfills and undici alike). */
@@ -144,7 +146,13 @@ export async function runCall<V>(
       }
       if (kind === 0) return value as V;
       const decision = kind === 2 || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
-      if (kind === 2) throw giveUp(decision as GiveUp, error, response, options);
+      if (kind === 2) {
+        const stop = giveUp(decision as GiveUp, error, response, options);
+        // The last attempt's own response, read inside it: the caller's
+        // client judges its status (axios, ky with throwHttpErrors).
+        if (options.returnFailedResponses === true && response !== undefined) return value as V;
+        throw stop;
+      }
       const delay = plan.delayMs;
       options.onRetry?.({ decision: decision as Retry, error, response });
       if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);

@@ -86,3 +86,14 @@ test('a hook that throws ends the call with its own error; hooks must be functio
   await assert.rejects(retry(() => 1, { onGiveUp: 5 }), { code: 'wrong_type', field: 'onGiveUp' });
   assert.throws(() => createFetch({ onGiveUp: 'log' }), { code: 'wrong_type' });
 });
+
+test('returnFailedResponses resolves with the last response the engine stopped on', async () => {
+  const giveUps = [];
+  const fetch = createFetch({ policy: new Policy(), sleep, returnFailedResponses: true, onGiveUp: (i) => giveUps.push(i.decision.reason) });
+  const missing = await fetch(server.url('/missing'));
+  assert.equal(missing.status, 404);
+  assert.equal(await missing.text(), 'no order 7', 'its body, read inside the attempt, is still there');
+  await assert.rejects(fetch('http://127.0.0.1:9/'), RetryError, 'no response: it still rejects');
+  assert.equal(giveUps[0], 'not_retryable');
+  assert.throws(() => createFetch({ returnFailedResponses: 'yes' }), { code: 'wrong_type' });
+});
