@@ -60,9 +60,9 @@ export interface FetchOptions {
   /** Checks a 2xx response (read it freely; with `stream`, read a clone); a `Rejection` fails the attempt. */
   validate?: (response: Response) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: (info: RetryInfo) => void | PromiseLike<void>;
   /** Called when the engine stops a request that did not succeed, before it rejects. */
-  onGiveUp?: (info: GiveUpInfo) => void;
+  onGiveUp?: (info: GiveUpInfo) => void | PromiseLike<void>;
   /**
    * When the engine stops on a response that failed (a 404, a 503 on the
    * last attempt), resolve with that response instead of rejecting with

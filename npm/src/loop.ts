@@ -32,6 +32,8 @@ export interface Steps<V> {
 /** What the loop is told before each wait. */
 export interface RetryInfo {
   decision: Retry;
+  /** The attempts made so far (the one that just ended included). */
+  attempt: number;
   /** The error the attempt threw, if it threw. */
   error: unknown;
   /** The response the attempt returned, if it returned one (a retried status). */
@@ -41,6 +43,8 @@ export interface RetryInfo {
 /** What the loop is told when the engine stops a call that did not succeed. */
 export interface GiveUpInfo {
   decision: GiveUp;
+  /** The attempts made. */
+  attempt: number;
   /** The error the last attempt threw, if it threw. */
   error: unknown;
   /** The response the last attempt returned, if it returned one. */
@@ -51,8 +55,8 @@ export interface GiveUpInfo {
 export interface LoopOptions {
   signal?: AbortSignal;
   sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
-  onRetry?: (info: RetryInfo) => void;
-  onGiveUp?: (info: GiveUpInfo) => void;
+  onRetry?: (info: RetryInfo) => void | PromiseLike<void>;
+  onGiveUp?: (info: GiveUpInfo) => void | PromiseLike<void>;
   /** When the engine stops on a response that failed, resolve with it instead of rejecting. */
   returnFailedResponses?: boolean;
 }
@@ -72,9 +76,20 @@ export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V
 }
 
 /** The error a call that gave up rejects with, after telling `onGiveUp` (a hook that throws ends the call with its own error). */
-function giveUp(decision: GiveUp, error: unknown, response: Response | undefined, options: LoopOptions): RetryError {
-  options.onGiveUp?.({ decision, error, response });
+async function giveUp(
+  decision: GiveUp,
+  attempt: number,
+  error: unknown,
+  response: Response | undefined,
+  options: LoopOptions,
+): Promise<RetryError> {
+  await hook(options.onGiveUp?.({ decision, attempt, error, response }));
   return new RetryError(decision, error, response);
+}
+
+/** Awaits what a hook returned, if it is a promise: a hook that rejects ends the call with its error, never unhandled. */
+async function hook(returned: unknown): Promise<void> {
+  if (isThenable(returned)) await returned;
 }
 
 /**
@@ -103,13 +118,16 @@ export async function runCall<V>(
   const wantsDecision = options.onRetry !== undefined;
   const run = steps.attempt;
   let attempt = first;
+  /** The attempts made so far. */
+  let made = 0;
   let open = true;
   let error: unknown;
   let response: Response | undefined;
   try {
     for (;;) {
       if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
-      if (attempt === 0) throw giveUp(core.admission(handle) as GiveUp, error, response, options);
+      if (attempt === 0) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
+      made = attempt;
       const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
@@ -147,14 +165,14 @@ export async function runCall<V>(
       if (kind === 0) return value as V;
       const decision = kind === 2 || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
       if (kind === 2) {
-        const stop = giveUp(decision as GiveUp, error, response, options);
+        const stop = await giveUp(decision as GiveUp, attempt, error, response, options);
         // The last attempt's own response, read inside it: the caller's
         // client judges its status (axios, ky with throwHttpErrors).
         if (options.returnFailedResponses === true && response !== undefined) return value as V;
         throw stop;
       }
       const delay = plan.delayMs;
-      options.onRetry?.({ decision: decision as Retry, error, response });
+      await hook(options.onRetry?.({ decision: decision as Retry, attempt, error, response }));
       if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {

@@ -53,9 +53,9 @@ export interface RetryOptions<T> {
   /** Inspects a returned value; a `Rejection` makes it a failure of that class. */
   validate?: (value: T) => Rejection | undefined | void | PromiseLike<Rejection | undefined | void>;
   /** Called before each wait with the decision. */
-  onRetry?: (info: RetryInfo) => void;
+  onRetry?: (info: RetryInfo) => void | PromiseLike<void>;
   /** Called when the engine stops a call that did not succeed, before it rejects. */
-  onGiveUp?: (info: GiveUpInfo) => void;
+  onGiveUp?: (info: GiveUpInfo) => void | PromiseLike<void>;
 }
 
 export type { GiveUpInfo, RetryInfo } from './loop.js';

@@ -97,3 +97,53 @@ test('returnFailedResponses resolves with the last response the engine stopped o
   assert.equal(giveUps[0], 'not_retryable');
   assert.throws(() => createFetch({ returnFailedResponses: 'yes' }), { code: 'wrong_type' });
 });
+
+test('hooks may be async: awaited, and a rejection ends the call with its error (never unhandled)', async () => {
+  const order = [];
+  let failures = 1;
+  const value = await retry(
+    () => {
+      if (failures-- > 0) throw refused(0);
+      order.push('attempt 2');
+      return 'ok';
+    },
+    {
+      sleep,
+      onRetry: async (info) => {
+        await new Promise((r) => setTimeout(r, 20));
+        order.push(`hook after attempt ${info.attempt}`);
+      },
+    },
+  );
+  assert.equal(value, 'ok');
+  assert.deepEqual(order, ['hook after attempt 1', 'attempt 2'], 'the hook finished before the next attempt');
+  const unhandled = [];
+  const onUnhandled = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', onUnhandled);
+  try {
+    const error = await retry(
+      () => {
+        throw refused(1);
+      },
+      { sleep, onRetry: async () => Promise.reject(new Error('hook rejected')) },
+    ).catch((e) => e);
+    assert.equal(error.message, 'hook rejected');
+    const fetch = createFetch({ policy: new Policy(), sleep, onGiveUp: async () => { throw new Error('give-up hook rejected'); } });
+    await assert.rejects(fetch(server.url('/missing')), /give-up hook rejected/);
+    await new Promise((r) => setTimeout(r, 20));
+  } finally {
+    process.off('unhandledRejection', onUnhandled);
+  }
+  assert.deepEqual(unhandled, []);
+});
+
+test('hooks are told the attempts made', async () => {
+  const seen = [];
+  await retry(
+    () => {
+      throw refused(2);
+    },
+    { maxAttempts: 3, sleep, onRetry: (i) => seen.push(['retry', i.attempt]), onGiveUp: (i) => seen.push(['give up', i.attempt]) },
+  ).catch(() => undefined);
+  assert.deepEqual(seen, [['retry', 1], ['retry', 2], ['give up', 3]]);
+});

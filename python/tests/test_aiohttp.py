@@ -143,3 +143,20 @@ def test_options_are_checked_when_the_middleware_is_built() -> None:
         RetryMiddleware(keys="no")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"did you mean 'server_deduplicates'"):
         RetryMiddleware(server_deduplicate=True)
+
+
+def test_a_one_shot_body_is_sent_whole_on_every_attempt(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    async def chunks() -> Any:
+        yield b'{"amount": '
+        yield b"10}"
+
+    async def body(s: aiohttp.ClientSession) -> int:
+        # A keyed POST to a 503-then-200 route: retried, with the whole body.
+        headers = {"Idempotency-Key": "order-7"}
+        async with s.post(f"{server.url}/status/{token}?n=1", data=chunks(), headers=headers) as r:
+            return r.status
+
+    assert run(body) == 200
+    assert server.bodies[token] == [b'{"amount": 10}'] * 2

@@ -143,3 +143,23 @@ def test_hooks_must_be_callables() -> None:
         stoic.retry(on_retry=5)  # type: ignore[call-overload]
     with pytest.raises(TypeError, match="on_give_up= must be a callable"):
         RetryTransport(on_give_up="log")  # type: ignore[arg-type]
+
+
+def test_an_async_hook_is_refused_when_the_runtime_is_built() -> None:
+    async def hook(info: stoic.RetryInfo) -> None:
+        pass
+
+    with pytest.raises(TypeError, match="on_retry= must be a plain function, not an async one"):
+        stoic.retry(on_retry=hook)  # type: ignore[call-overload]
+    with pytest.raises(TypeError, match="on_give_up= must be a plain function"):
+        RetryTransport(on_give_up=hook)
+
+
+def test_on_retry_may_read_the_retried_response(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    bodies: list[str] = []
+    transport = RetryTransport(on_retry=lambda i: bodies.append(i.result.text), **FAST)
+    with httpx.Client(transport=transport) as c:
+        assert c.get(f"{server.url}/status/{token}?n=1&code=503&body=busy").status_code == 200
+    assert bodies == ["busy"]

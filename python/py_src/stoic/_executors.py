@@ -97,9 +97,10 @@ def sync_loop(
                     if delay is None:
                         return result
                     last_exception, last_result = None, result
-                    if discard is not None:
-                        discard(result)
+                # The hook first, while a retried response is still open.
                 tell(on_retry, call, last_exception, last_result)
+                if discard is not None and last_result is not None:
+                    discard(last_result)
                 if records is not None:
                     deliver(policy, records)
                 clock.sleep(delay)
@@ -173,9 +174,10 @@ def async_loop(
                     if delay is None:
                         return result
                     last_exception, last_result = None, result
-                    if adiscard is not None:
-                        await adiscard(result)
+                # The hook first, while a retried response is still open.
                 tell(on_retry, call, last_exception, last_result)
+                if adiscard is not None and last_result is not None:
+                    await adiscard(last_result)
                 if records is not None:
                     deliver(policy, records)
                 await clock.asleep(delay)

@@ -209,6 +209,11 @@ def _check_settings(**given: Any) -> None:
     for name in ("classify", "validate", "on_retry", "on_give_up"):
         if given[name] is not None and not callable(given[name]):
             raise wrong(name, "a callable or None")
+    for name in ("on_retry", "on_give_up"):
+        if inspect.iscoroutinefunction(given[name]):
+            # Hooks run inside the call, between its steps: an async one
+            # would never be awaited.
+            raise TypeError(f"{name}= must be a plain function, not an async one")
     if not isinstance(given["reraise"], bool):
         raise wrong("reraise", "a bool")
 

@@ -21,7 +21,9 @@ reading its body included, runs under the engine's per-attempt timeout
 inside the call's total deadline (aiohttp's own ``ClientTimeout`` still
 applies too). The body is read inside the attempt, so a body cut off
 mid-read is that attempt's failure; ``stream=True`` leaves bodies unread
-(but for the validator and error excerpts). When the engine stops on a
+(but for the validator and error excerpts). A one-shot request body (an
+async generator, a stream) is read once before the first attempt, so that a
+retry sends all of it. When the engine stops on a
 response, that response is returned with the decision in its ``stoic``
 attribute (``None`` on a success); without one, ``RetryError`` is raised
 from the last exception. Needs aiohttp >= 3.12 (client middlewares; the
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
+import aiohttp.payload
 
 from ._clock import Clock
 from ._deadline import bounded
@@ -108,6 +111,15 @@ class RetryMiddleware(HttpCalls):
     async def __call__(
         self, request: aiohttp.ClientRequest, handler: Handler
     ) -> aiohttp.ClientResponse:
+        body = request.body
+        if isinstance(body, aiohttp.payload.AsyncIterablePayload):
+            # A one-shot body (an async generator, a stream): read once, so
+            # that a retry sends all of it, never an empty body.
+            data = await body.as_bytes()
+            # Sent with its length now, not chunked as a stream of unknown size.
+            request.chunked = None  # aiohttp chunks any value but None
+            request.headers.popall("Transfer-Encoding", None)
+            await request.update_body(data)
         response: aiohttp.ClientResponse = await self._run(_Attempt(request, handler))
         return response
 
