@@ -189,11 +189,30 @@ export class Policy {
     }
   }
 
-  /** @internal Hands queued events to `onEvent`, if set. */
+  /**
+   * Adds a listener for the policy's events (breaker transitions, budget
+   * refusals, alerts, fleet health, and with `logRecords: true` log records),
+   * beside `onEvent` and any other listener; returns the function that
+   * removes it. Events are handed out as calls end or wait, and after each
+   * fleet exchange.
+   */
+  listen(listener: (event: StoicEvent) => void): () => void {
+    callable(listener, 'listener');
+    this.#listeners = [...this.#listeners, listener];
+    return () => {
+      this.#listeners = this.#listeners.filter((l) => l !== listener);
+    };
+  }
+
+  #listeners: readonly ((event: StoicEvent) => void)[] = [];
+
+  /** @internal Hands queued events to `onEvent` and the listeners, if any. */
   flush(): void {
-    if (this.onEvent === undefined) return;
+    if (this.onEvent === undefined && this.#listeners.length === 0) return;
     for (let e = this.core.pollEvent(); e !== undefined; e = this.core.pollEvent()) {
-      this.onEvent(e as StoicEvent);
+      const event = e as StoicEvent;
+      this.onEvent?.(event);
+      for (const listener of this.#listeners) listener(event);
     }
   }
 

@@ -147,3 +147,35 @@ test('hooks are told the attempts made', async () => {
   ).catch(() => undefined);
   assert.deepEqual(seen, [['retry', 1], ['retry', 2], ['give up', 3]]);
 });
+
+test('several listeners hear every event, beside onEvent, each until removed', async () => {
+  const first = [];
+  const second = [];
+  const fromOption = [];
+  const policy = new Policy({ breaker: { trip: { kind: 'consecutive_failures', threshold: 1 } }, onEvent: (e) => fromOption.push(e.kind) });
+  const stop = policy.listen((e) => first.push(e));
+  policy.listen((e) => second.push(JSON.stringify(e)));
+  await retry(
+    () => {
+      throw refused(3);
+    },
+    { policy, scope: 'api', sleep, maxAttempts: 1 },
+  ).catch(() => undefined);
+  const opened = first.find((e) => e.kind === 'breaker_transition');
+  assert.equal(opened.to, 'open');
+  assert.ok(second.some((line) => JSON.parse(line).kind === 'breaker_transition'), 'one-line JSON, as pino or console.log take it');
+  assert.ok(fromOption.includes('breaker_transition'));
+  stop();
+  const before = [first.length, second.length];
+  // Another breaker opens: the listener still there hears it, the removed one does not.
+  await retry(
+    () => {
+      throw refused(4);
+    },
+    { policy, scope: 'other', sleep, maxAttempts: 1 },
+  ).catch(() => undefined);
+  assert.equal(first.length, before[0], 'removed: hears no more');
+  assert.ok(second.length > before[1]);
+  assert.throws(() => policy.listen('log'), { code: 'wrong_type' });
+  policy.free();
+});

@@ -66,16 +66,27 @@ fn check_records(py: Python<'_>, records: Option<&Py<PyAny>>) -> PyResult<()> {
         if text == "logging" {
             return Ok(());
         }
-    } else if sink.is_callable() || sink.is_instance(&py.import("logging")?.getattr("Logger")?)? {
+    } else if sink.is_callable()
+        || sink.is_instance(&py.import("logging")?.getattr("Logger")?)?
+        || is_structured_logger(sink)
+    {
         return Ok(());
     }
     let shown = sink
         .repr()
         .map_or_else(|_| String::new(), |r| format!(" {r}"));
     Err(pyo3::exceptions::PyTypeError::new_err(format!(
-        "records= must be None, \"logging\", a logging.Logger or a callable taking the event dict, not {}{shown}",
+        "records= must be None, \"logging\", a logging.Logger, a structlog logger or a callable taking the event dict, not {}{shown}",
         sink.get_type().name()?
     )))
+}
+
+/// A structlog logger (or one shaped like it): `bind`, and a method per
+/// level taking a message and key-values.
+fn is_structured_logger(sink: &Bound<'_, PyAny>) -> bool {
+    ["bind", "info", "warning", "error"]
+        .iter()
+        .all(|name| sink.getattr(*name).is_ok_and(|m| m.is_callable()))
 }
 
 /// A seed from the OS: two clients must never share a jitter stream.

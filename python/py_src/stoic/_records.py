@@ -8,6 +8,7 @@ queued events delivered whenever a call ends or sleeps.
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
@@ -19,6 +20,25 @@ _ALERT_LEVELS = {"ok": logging.INFO, "warning": logging.WARNING, "critical": log
 
 
 def _log(logger: logging.Logger, event: dict[str, Any]) -> None:
+    level, message = _line(event)
+    logger.log(level, "%s", message, extra={"stoic": event})
+
+
+def _structured(logger: Any, event: dict[str, Any]) -> None:
+    """A structlog logger: a short message at the event's level, with the
+    event's fields as key-values; a log record's are seed 001's, as its
+    one-line JSON spells them (``delay_ms``, ``total_duration_ms``)."""
+    level, message = _line(event)
+    method = {logging.ERROR: "error", logging.WARNING: "warning"}.get(level, "info")
+    if event.get("kind") == "log":
+        message, fields = "retry decision", json.loads(str(event.get("line", "{}")))
+    else:
+        fields = event
+    getattr(logger, method)(message, **fields)
+
+
+def _line(event: dict[str, Any]) -> tuple[int, str]:
+    """The level and the one-line message of an event."""
     kind = event.get("kind")
     if kind == "log":
         level, message = logging.INFO, str(event.get("line", ""))
@@ -42,7 +62,7 @@ def _log(logger: logging.Logger, event: dict[str, Any]) -> None:
         message = f"fleet view: {event.get('from')} -> {event.get('to')}"
     else:
         level, message = logging.INFO, repr(event)
-    logger.log(level, "%s", message, extra={"stoic": event})
+    return level, message
 
 
 def deliver(policy: Policy, sink: Any) -> None:
@@ -54,5 +74,7 @@ def deliver(policy: Policy, sink: Any) -> None:
     for event in policy.events():
         if isinstance(sink, logging.Logger):
             _log(sink, event)
-        else:
+        elif callable(sink):
             sink(event)
+        else:  # a structlog logger (the policy checked its shape)
+            _structured(sink, event)
