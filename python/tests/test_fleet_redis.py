@@ -246,6 +246,14 @@ BREAKER = {
 }
 
 
+def trip(policy: stoic.Policy) -> None:
+    """Two calls answered 503: the BREAKER configs' threshold, so the
+    scope's breaker opens."""
+    clock = stoic._clock.monotonic
+    for _ in range(2):
+        policy.begin(clock(), "get", "api", True).on_status(clock(), 503)
+
+
 def test_the_breaker_opens_everywhere_and_one_process_probes(server: RedisServer) -> None:
     # Real time: the store's clock and the processes' advance together, as
     # in a deployment (the shared open period is kept in the store's time).
@@ -258,8 +266,7 @@ def test_the_breaker_opens_everywhere_and_one_process_probes(server: RedisServer
     assert sync_a.exchange()
     assert sync_b.exchange()
 
-    for _ in range(2):
-        a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+    trip(a)
     assert a.breaker_state("api") == "open"
     assert b.breaker_state("api") == "closed"
     assert sync_a.exchange()
@@ -297,8 +304,7 @@ def test_a_trip_is_sent_at_once_not_at_the_next_interval(server: RedisServer) ->
     assert sync_b.exchange()
     with FleetSync(a, server.client(), interval=60) as sync_a:
         assert sync_a.exchanges == 1  # the attaching one
-        for _ in range(2):
-            a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+        trip(a)
         deadline = time.monotonic() + 5
         while sync_a.exchanges < 2 and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -316,8 +322,7 @@ def test_a_restarted_store_does_not_close_an_open_breaker(server: RedisServer) -
     sync_b = FleetSync(b, server.client(), now=clock)
     assert sync_a.exchange()
     assert sync_b.exchange()
-    for _ in range(2):
-        a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+    trip(a)
     assert sync_a.exchange()
     assert sync_b.exchange()
     assert b.breaker_state("api") == "open"
@@ -345,8 +350,7 @@ def test_an_idle_process_hears_of_the_fleet_without_a_call(server: RedisServer) 
     sync_b = FleetSync(b, server.client(), now=clock)
     assert sync_a.exchange()
     assert sync_b.exchange()
-    for _ in range(2):
-        a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+    trip(a)
     assert sync_a.exchange()
     assert sync_b.exchange()
     # B made no call since: the exchange itself handed its events to records=
@@ -370,8 +374,7 @@ def test_a_failing_store_is_not_asked_again_at_once(server: RedisServer) -> None
         assert sync.failures == 1  # the attaching exchange
         # A trip is news, sent at once when the store answers; while it
         # fails, news waits for the interval instead of asking every 50 ms.
-        for _ in range(2):
-            a.begin(clock(), "get", "api", True).on_status(clock(), 503)
+        trip(a)
         assert a.breaker_state("api") == "open"
         time.sleep(0.5)
         assert sync.failures == 1
