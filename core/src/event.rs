@@ -13,7 +13,7 @@ use serde::Serialize;
 use crate::breaker::{BreakerStateCode, TransitionReason};
 use crate::budget::BudgetKind;
 use crate::fleet::FleetHealth;
-use crate::record::{AlertLevel, AlertRule, LogRecord};
+use crate::record::{AlertLevel, AlertRule, DecisionNote, LogRecord, MetricPoint};
 use crate::time::Instant;
 
 /// The most events kept unread.
@@ -83,11 +83,17 @@ pub enum Event {
         /// When.
         at: Instant,
     },
+    /// A point of a catalogue metric, with the call's operation, outcome
+    /// and reason as attributes (only while measuring:
+    /// [`crate::Policy::set_measuring`]).
+    Metric(MetricPoint),
+    /// A retry or a stop, for a span event (only while measuring).
+    Decision(DecisionNote),
 }
 
 impl Event {
     /// The event's code: `breaker_transition`, `budget_exhausted`,
-    /// `alert_changed` or `log`.
+    /// `alert_changed`, `log`, `fleet_health`, `metric` or `decision`.
     #[must_use]
     pub const fn code(&self) -> &'static str {
         match self {
@@ -96,6 +102,8 @@ impl Event {
             Event::AlertChanged { .. } => "alert_changed",
             Event::Log { .. } => "log",
             Event::FleetHealth { .. } => "fleet_health",
+            Event::Metric(_) => "metric",
+            Event::Decision(_) => "decision",
         }
     }
 }

@@ -42,6 +42,7 @@ use crate::time::{Instant, MonotonicClamp, WallClock};
 
 mod fleet;
 mod give_up;
+mod measure;
 mod records;
 mod shared_state;
 
@@ -74,6 +75,9 @@ pub struct Policy {
     /// The fleet exchange, from the first `fleet_export` on
     /// (`policy/fleet.rs`).
     fleet: Option<FleetLink>,
+    /// Whether calls queue their metric points and decisions
+    /// (`policy/measure.rs`).
+    measuring: bool,
 }
 
 impl Policy {
@@ -99,6 +103,7 @@ impl Policy {
             events: EventQueue::default(),
             last_operation: None,
             fleet: None,
+            measuring: false,
             config,
         })
     }
@@ -257,6 +262,7 @@ impl Policy {
             }
             scope.metrics.on_attempt(now, !first);
         }
+        self.measure_attempt(call);
         if first {
             self.count_for_fleet(call.scope, now, Tally::REQUEST);
         }
@@ -300,7 +306,7 @@ impl Policy {
                     total_ms: call.deadline.elapsed(now),
                 };
                 call.phase = Phase::Finished(Final::Done(done));
-                self.call_finished(now, call, CallOutcome::Success);
+                self.call_finished(now, call, CallOutcome::Success, None);
                 self.log(now, call, LogOutcome::Success, 0, None, None);
                 self.flush(call.scope, now);
                 return Decision::Done(done);
@@ -414,6 +420,7 @@ impl Policy {
         if let Some(scope) = self.scopes.get_mut(call.scope) {
             scope.metrics.on_retry_scheduled(now);
         }
+        self.measure_retry(call, matched, delay_ms);
         if self.config.log_records {
             let description = observation::describe(observed);
             let error = Some((matched, description.as_str()));

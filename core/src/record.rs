@@ -18,6 +18,10 @@
 //! OpenTelemetry): one table, so every language publishes the same names,
 //! units and histogram buckets.
 //!
+//! [`MetricPoint`] and [`DecisionNote`] hand the same counts out one call
+//! at a time, with the operation, outcome and reason, for exporters that
+//! aggregate themselves (OpenTelemetry) and for span events.
+//!
 //! Everything here is sans-IO: the policy passes `now` (monotonic) and, for
 //! log timestamps only, a [`crate::WallClock`]; it gets plain data back. The
 //! types know nothing of the policy, so they can be unit-tested and reused by
@@ -26,15 +30,18 @@
 mod alerts;
 mod catalogue;
 mod log;
+mod measure;
 mod metrics;
 mod snapshot;
 mod window;
 
 pub use alerts::{Alert, AlertConfig, AlertLevel, AlertRule, RecordEvent, EVENT_QUEUE_CAPACITY};
+pub(crate) use catalogue::metric;
 pub use catalogue::{
     metric_points, MetricKind, MetricPoints, MetricSpec, METRICS, SCOPE_ATTRIBUTE,
 };
 pub use log::{LogError, LogOutcome, LogRecord};
+pub use measure::{Attributes, DecisionNote, MetricPoint};
 pub use metrics::{
     BreakerGauge, CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,
     RETRY_DURATION_BOUNDS_MS, RETRY_DURATION_BUCKETS,

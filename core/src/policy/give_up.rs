@@ -47,7 +47,7 @@ impl Policy {
             StopReason::AttemptsExhausted => (CallOutcome::Exhausted, LogOutcome::Exhausted),
             _ => (CallOutcome::GaveUp, LogOutcome::GaveUp),
         };
-        self.call_finished(now, call, outcome);
+        self.call_finished(now, call, outcome, Some(reason));
         let description = observed.map(observation::describe);
         let error = match (call.last, description.as_deref()) {
             (Some((matched, _)), Some(text)) => Some((matched, text)),

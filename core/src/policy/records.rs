@@ -1,5 +1,6 @@
 //! What the policy records about each decision: metrics when a call ends,
-//! and (when `log_records` is on) one log record per decision.
+//! and (when `log_records` is on) one log record per decision. Measuring
+//! (`measure.rs`) hooks in at the same places.
 
 use super::{stop_explanation, Policy};
 use crate::call::Call;
@@ -9,15 +10,24 @@ use crate::record::{CallOutcome, CallSummary, LogOutcome, LogRecord};
 use crate::time::{Instant, WallClock};
 
 impl Policy {
-    pub(super) fn call_finished(&mut self, now: Instant, call: &Call, outcome: CallOutcome) {
+    /// `reason` is why a call that did not succeed stopped.
+    pub(super) fn call_finished(
+        &mut self,
+        now: Instant,
+        call: &Call,
+        outcome: CallOutcome,
+        reason: Option<StopReason>,
+    ) {
+        let duration_ms = call.deadline.elapsed(now);
         if let Some(scope) = self.scopes.get_mut(call.scope) {
             let summary = CallSummary {
                 retries: call.retries,
                 outcome,
-                duration_ms: call.deadline.elapsed(now),
+                duration_ms,
             };
             scope.metrics.on_call_finished(now, summary);
         }
+        self.measure_finish(call, outcome, reason, duration_ms);
     }
 
     pub(super) fn log_reason(

@@ -66,13 +66,26 @@ pub struct MetricSpec {
 /// is fixed.
 pub const SCOPE_ATTRIBUTE: &str = "scope";
 
+/// The OpenTelemetry names of the metrics a measuring policy hands out
+/// points of (`policy/measure.rs`), named once for the table and for it.
+pub(crate) mod metric {
+    pub(crate) const CALLS: &str = "stoic.calls";
+    pub(crate) const ATTEMPTS: &str = "stoic.attempts";
+    pub(crate) const RETRIES: &str = "stoic.retries";
+    pub(crate) const RETRY_ATTEMPTS: &str = "stoic.retry.attempts";
+    pub(crate) const RETRY_SUCCESS: &str = "stoic.retry.successes";
+    pub(crate) const RETRY_EXHAUSTED: &str = "stoic.retry.exhausted";
+    pub(crate) const GAVE_UP: &str = "stoic.gave_up";
+    pub(crate) const RETRY_DURATION: &str = "stoic.retry.duration";
+}
+
 /// Every metric of [`super::MetricsSnapshot`] but its `as_of` reading, in
 /// the snapshot's order.
 pub const METRICS: [MetricSpec; 9] = [
     counter(
         "calls_total",
         |s| s.calls_total,
-        "stoic.calls",
+        metric::CALLS,
         "stoic_calls_total",
         "{call}",
         "Calls finished, whatever the outcome.",
@@ -80,7 +93,7 @@ pub const METRICS: [MetricSpec; 9] = [
     counter(
         "attempts_total",
         |s| s.attempts_total,
-        "stoic.attempts",
+        metric::ATTEMPTS,
         "stoic_attempts_total",
         "{attempt}",
         "Attempts sent: first attempts and retries.",
@@ -88,7 +101,7 @@ pub const METRICS: [MetricSpec; 9] = [
     counter(
         "retry_total",
         |s| s.retry_total,
-        "stoic.retries",
+        metric::RETRIES,
         "stoic_retry_total",
         "{retry}",
         "Retries scheduled.",
@@ -96,7 +109,7 @@ pub const METRICS: [MetricSpec; 9] = [
     counter(
         "retry_attempts_total",
         |s| s.retry_attempts_total,
-        "stoic.retry.attempts",
+        metric::RETRY_ATTEMPTS,
         "stoic_retry_attempts_total",
         "{attempt}",
         "Attempts that were retries (attempt 2 and later).",
@@ -104,7 +117,7 @@ pub const METRICS: [MetricSpec; 9] = [
     counter(
         "retry_success",
         |s| s.retry_success,
-        "stoic.retry.successes",
+        metric::RETRY_SUCCESS,
         "stoic_retry_success_total",
         "{call}",
         "Calls that succeeded after at least one retry.",
@@ -112,7 +125,7 @@ pub const METRICS: [MetricSpec; 9] = [
     counter(
         "retry_exhausted",
         |s| s.retry_exhausted,
-        "stoic.retry.exhausted",
+        metric::RETRY_EXHAUSTED,
         "stoic_retry_exhausted_total",
         "{call}",
         "Calls that failed after using all their attempts.",
@@ -120,14 +133,14 @@ pub const METRICS: [MetricSpec; 9] = [
     counter(
         "gave_up_total",
         |s| s.gave_up_total,
-        "stoic.gave_up",
+        metric::GAVE_UP,
         "stoic_gave_up_total",
         "{call}",
         "Calls that stopped before using all their attempts (not retryable, deadline, breaker, budget).",
     ),
     MetricSpec {
         field: "retry_duration",
-        otel_name: "stoic.retry.duration",
+        otel_name: metric::RETRY_DURATION,
         prometheus_name: "stoic_retry_duration_seconds",
         kind: MetricKind::Histogram,
         unit: "s",

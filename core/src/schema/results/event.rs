@@ -1,8 +1,8 @@
 //! Policy events and log records.
 
 use crate::event::Event;
-use crate::record::{LogError, LogRecord};
-use crate::schema::{Emit, Out};
+use crate::record::{Attributes, LogError, LogRecord};
+use crate::schema::{Emit, Out, Value};
 
 use super::records::alert_changed;
 
@@ -55,8 +55,35 @@ impl Emit for Event {
                 o.code("to", to.code());
                 o.instant("at", *at);
             }
+            Event::Metric(point) => {
+                o.text("metric", point.metric);
+                o.float("value", point.value);
+                attributes(o, &point.attributes, &[]);
+            }
+            Event::Decision(note) => {
+                o.text("name", note.name);
+                let extra = [
+                    ("attempt", Value::Int(i128::from(note.attempt))),
+                    ("delay_seconds", Value::Float(note.delay_seconds())),
+                ];
+                attributes(o, &note.attributes, &extra);
+            }
         }
     }
+}
+
+/// A point's or a decision's attributes, as an exporter hands them to its
+/// SDK: names as they are in every language (they are attribute names,
+/// not fields), absent ones left out, `extra` after them.
+fn attributes(o: &mut Out, a: &Attributes, extra: &[(&str, Value)]) {
+    let mut entries: Vec<(String, Value)> = a
+        .entries()
+        .map(|(name, value)| (name.to_owned(), Value::Text(value.to_owned())))
+        .collect();
+    for (name, value) in extra {
+        entries.push(((*name).to_owned(), value.clone()));
+    }
+    o.table("attributes", entries);
 }
 
 impl Emit for LogError {
