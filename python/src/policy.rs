@@ -25,11 +25,15 @@ use crate::text::LossyText;
 
 /// A validated config and the state calls share: breakers, retry budgets
 /// and metrics per scope.
-#[pyclass(frozen, module = "stoic._stoic")]
+/// Weak references are allowed so that integrations can keep per-policy
+/// state without keeping a policy alive (`stoic.opentelemetry`).
+#[pyclass(frozen, weakref, module = "stoic._stoic")]
 #[derive(Debug)]
 pub(crate) struct Policy {
     inner: Mutex<stoic_core::Policy>,
     records: Option<Py<PyAny>>,
+    /// Called with every event beside `records` (`listen`).
+    listeners: Mutex<Vec<Py<PyAny>>>,
 }
 
 impl Policy {
@@ -45,6 +49,7 @@ impl Policy {
         Ok(Policy {
             inner: Mutex::new(inner),
             records,
+            listeners: Mutex::new(Vec::new()),
         })
     }
 
@@ -204,6 +209,63 @@ impl Policy {
     #[getter]
     fn records(&self, py: Python<'_>) -> Option<Py<PyAny>> {
         self.records.as_ref().map(|r| r.clone_ref(py))
+    }
+
+    /// Adds `listener`, called with each event dict beside `records=` (an
+    /// exporter's way in: `stoic.opentelemetry` listens). Events are handed
+    /// out as calls end or sleep, and after each fleet exchange.
+    fn listen(&self, listener: Bound<'_, PyAny>) -> PyResult<()> {
+        if !listener.is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "listen(listener): listener must be a callable taking the event dict, not {}",
+                listener.get_type().name()?
+            )));
+        }
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        listeners.push(listener.unbind());
+        Ok(())
+    }
+
+    /// Removes `listener` (one equal to what was given to `listen`: the
+    /// same function, or the same object's bound method); returns whether
+    /// it was there.
+    fn unlisten(&self, listener: &Bound<'_, PyAny>) -> bool {
+        let mut listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let before = listeners.len();
+        listeners.retain(|l| {
+            let l = l.bind(listener.py());
+            !(l.is(listener) || l.eq(listener).unwrap_or(false))
+        });
+        listeners.len() != before
+    }
+
+    /// The listeners added with `listen`, in order.
+    #[getter]
+    fn listeners(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
+        let listeners = self
+            .listeners
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        listeners.iter().map(|l| l.clone_ref(py)).collect()
+    }
+
+    /// Whether calls queue their metric points and decisions as `metric`
+    /// and `decision` events (off by default; an OpenTelemetry exporter
+    /// turns it on).
+    #[getter]
+    fn measuring(&self) -> bool {
+        self.lock().is_measuring()
+    }
+
+    #[setter]
+    fn set_measuring(&self, on: bool) {
+        self.lock().set_measuring(on);
     }
 
     /// Starts a logical operation at `now` (monotonic seconds).

@@ -16,6 +16,7 @@ EXPECT = {
     "py_prometheus.py": 'stoic_retry_total{scope="inventory"} 2.0',
     "py_requests.py": "client got 200 ok",
     "py_aiohttp.py": "client got 200 ok",
+    "py_opentelemetry.py": "span 'check stock': resend_count=2",
 }
 
 

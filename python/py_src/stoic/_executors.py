@@ -101,8 +101,7 @@ def sync_loop(
                 tell(on_retry, call, last_exception, last_result)
                 if discard is not None and last_result is not None:
                     discard(last_result)
-                if records is not None:
-                    deliver(policy, records)
+                deliver(policy, records)
                 clock.sleep(delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last_exception, last_result)
@@ -111,8 +110,7 @@ def sync_loop(
                 call.cancel(clock.monotonic())
             raise
         finally:
-            if records is not None:
-                deliver(policy, records)
+            deliver(policy, records)
 
     return loop
 
@@ -178,8 +176,7 @@ def async_loop(
                 tell(on_retry, call, last_exception, last_result)
                 if adiscard is not None and last_result is not None:
                     await adiscard(last_result)
-                if records is not None:
-                    deliver(policy, records)
+                deliver(policy, records)
                 await clock.asleep(delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last_exception, last_result)
@@ -188,7 +185,6 @@ def async_loop(
                 call.cancel(clock.monotonic())
             raise
         finally:
-            if records is not None:
-                deliver(policy, records)
+            deliver(policy, records)
 
     return loop

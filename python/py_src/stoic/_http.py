@@ -29,6 +29,7 @@ from ._stoic import (
     validates_status,
     wants_excerpt,
 )
+from ._tracing import mark_resend
 
 HOST = host_policy()
 
@@ -81,8 +82,9 @@ class HttpCalls:
             judge=self._judge,
             discard=discard,
             adiscard=adiscard,
-            # The client enforces the per-attempt timeouts itself (``limit``).
-            limit=limit,
+            # The client enforces the per-attempt timeouts itself (``limit``);
+            # a resend is marked on the caller's span when traced.
+            limit=self._before_attempt(limit),
             preempt=False,
             on_retry=on_retry,
             on_give_up=on_give_up,
@@ -92,6 +94,15 @@ class HttpCalls:
         self._keys = keys
         self._server_deduplicates = server_deduplicates
         self._excerpt = int(self._settings.policy.config["observation"]["max_excerpt_chars"])
+
+    def _before_attempt(
+        self, limit: Callable[[Call, tuple[Any, ...]], None]
+    ) -> Callable[[Call, tuple[Any, ...]], None]:
+        def before(call: Call, args: tuple[Any, ...]) -> None:
+            limit(call, args)
+            mark_resend(self._settings.policy, call)
+
+        return before
 
     @property
     def policy(self) -> Policy:

@@ -156,16 +156,14 @@ class Retrying:
                     return
                 last = attempt.exception
                 tell(s.on_retry, call, last, None)
-                if s.records is not None:
-                    deliver(s.policy, s.records)
+                deliver(s.policy, s.records)
                 clock.sleep(attempt.delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last, None)
         finally:
             if not call.finished:
                 call.cancel(clock.monotonic())
-            if s.records is not None:
-                deliver(s.policy, s.records)
+            deliver(s.policy, s.records)
 
     async def __aiter__(self) -> AsyncIterator[Attempt]:
         s = self._settings
@@ -183,16 +181,14 @@ class Retrying:
                     return
                 last = attempt.exception
                 tell(s.on_retry, call, last, None)
-                if s.records is not None:
-                    deliver(s.policy, s.records)
+                deliver(s.policy, s.records)
                 await clock.asleep(attempt.delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last, None)
         finally:
             if not call.finished:
                 call.cancel(clock.monotonic())
-            if s.records is not None:
-                deliver(s.policy, s.records)
+            deliver(s.policy, s.records)
 
 
 def retrying(

@@ -66,15 +66,24 @@ def _line(event: dict[str, Any]) -> tuple[int, str]:
 
 
 def deliver(policy: Policy, sink: Any) -> None:
-    """Drains ``policy``'s events into ``sink``."""
+    """Drains ``policy``'s events into ``sink`` (its ``records=``, or None)
+    and the listeners added with ``policy.listen``. With neither, events
+    stay queued for ``policy.events()``."""
     if not policy.pending_events:
+        return
+    listeners = policy.listeners
+    if sink is None and not listeners:
         return
     if sink == "logging":
         sink = logging.getLogger("stoic")
     for event in policy.events():
-        if isinstance(sink, logging.Logger):
+        if sink is None:
+            pass
+        elif isinstance(sink, logging.Logger):
             _log(sink, event)
         elif callable(sink):
             sink(event)
         else:  # a structlog logger (the policy checked its shape)
             _structured(sink, event)
+        for listener in listeners:
+            listener(event)

@@ -31,8 +31,7 @@ def failed(call: Call, clock: Clock, s: Settings, exc: Exception) -> float | Non
     delay = report(call, clock, outcome, exception_detail(exc))
     if delay is not None:
         return delay
-    if s.records is not None:
-        deliver(s.policy, s.records)
+    deliver(s.policy, s.records)
     tell(s.on_give_up, call, exc, None)
     error = failure(call, s, exc)
     if error is None:
@@ -46,8 +45,7 @@ def rejected(call: Call, clock: Clock, s: Settings, verdict: Outcome, result: An
     gives up."""
     delay = report(call, clock, verdict, verdict[2])
     if delay is None:
-        if s.records is not None:
-            deliver(s.policy, s.records)
+        deliver(s.policy, s.records)
         tell(s.on_give_up, call, None, result)
         raise RetryError(call.decision, last_result=result)
     return delay

@@ -107,11 +107,9 @@ class _Exchange:
         """Hands what the exchange queued (``fleet_health``, breakers the
         fleet opened or closed) to the policy's ``records=`` now, from this
         thread or task: a process making no calls hears of them too."""
-        sink = self.policy.records
-        if sink is not None:
-            # A reporting hook that raises never stops the exchange.
-            with contextlib.suppress(Exception):
-                deliver(self.policy, sink)
+        # A reporting hook that raises never stops the exchange.
+        with contextlib.suppress(Exception):
+            deliver(self.policy, self.policy.records)
 
 
 class FleetSync(_Exchange):

@@ -88,6 +88,8 @@ def test_scenario(scenario: dict[str, Any]) -> None:
             check(context, policy.cancel(now, calls[name]), step)
         elif op == "drain":
             policy.drain()
+        elif op == "set_measuring":
+            policy.measuring = step["on"]
         elif op == "set_wall_clock":
             policy.set_wall_clock(now, secs(step["wall_unix_ms"]))
         elif op == "events":
