@@ -12,7 +12,7 @@
 import { build } from '../npm/node_modules/esbuild/lib/main.js';
 import { renameSync } from 'node:fs';
 
-const ENTRIES = ['node', 'browser', 'full', 'workerd', 'inline', 'manual', 'redis', 'prometheus'];
+const ENTRIES = ['node', 'browser', 'full', 'workerd', 'inline', 'manual', 'redis', 'prometheus', 'opentelemetry'];
 const CLIENT_GLUE = { browser: 'stoic_client.js' };
 
 for (const entry of ENTRIES) {
@@ -33,7 +33,9 @@ for (const entry of ENTRIES) {
     format: 'esm',
     platform: 'neutral',
     logLevel: 'warning',
-    external: ['node:*'],
+    // The OpenTelemetry API is the application's (a peer dependency): one
+    // global registry of providers, never a copy in a bundle.
+    external: ['node:*', '@opentelemetry/api'],
     plugins: [wasmFiles],
     outfile,
   });

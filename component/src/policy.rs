@@ -176,6 +176,14 @@ impl GuestPolicy for Policy {
         self.inner.borrow_mut().drain();
     }
 
+    fn set_measuring(&self, on: bool) {
+        self.inner.borrow_mut().set_measuring(on);
+    }
+
+    fn measuring(&self) -> bool {
+        self.inner.borrow().is_measuring()
+    }
+
     fn set_wall_clock(&self, now_ms: u64, wall_unix_ms: u64) {
         self.inner
             .borrow_mut()

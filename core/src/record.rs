@@ -41,7 +41,7 @@ pub use catalogue::{
     metric_points, MetricKind, MetricPoints, MetricSpec, METRICS, SCOPE_ATTRIBUTE,
 };
 pub use log::{LogError, LogOutcome, LogRecord};
-pub use measure::{Attributes, DecisionNote, MetricPoint};
+pub use measure::{AttributeValue, Attributes, DecisionNote, MetricPoint};
 pub use metrics::{
     BreakerGauge, CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,
     RETRY_DURATION_BOUNDS_MS, RETRY_DURATION_BUCKETS,

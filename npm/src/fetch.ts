@@ -17,6 +17,7 @@
  * automatic key alone never makes it safe.
  */
 import type { Attempt } from './attempt.js';
+import { resendMarker, type ResendMarker } from './tracing.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
 import { callable, checkOptions, flag, headerName, knownOptions, misplacedOptions, oneOf, type OptionCheck, text } from './guard.js';
@@ -256,7 +257,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       policy.closed();
       throw error;
     }
-    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars());
+    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy));
     const loop = {
       signal,
       sleep: options.sleep,
@@ -285,11 +286,20 @@ class FetchSteps implements Steps<Response> {
     stream: boolean,
     private readonly validate: FetchOptions['validate'],
     private readonly maxExcerptChars: number,
+    /** Marks a resend on the caller's span (`stoic/opentelemetry`), when traced. */
+    private readonly markResend: ResendMarker | undefined,
   ) {
     this.streams = stream;
   }
 
   readonly attempt = async (context: Attempt): Promise<Response> => {
+    if (context.attempt > 1 && this.markResend !== undefined) {
+      try {
+        this.markResend(context.attempt - 1);
+      } catch {
+        // Telemetry never fails the request.
+      }
+    }
     this.#answered = false;
     this.#bytes = undefined;
     const overrides: RequestInit = { ...this.init, signal: context.signal };

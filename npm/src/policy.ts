@@ -182,6 +182,18 @@ export class Policy {
     return this.core.isDraining();
   }
 
+  /**
+   * Whether calls queue their metric points and decisions as `metric` and
+   * `decision` events (off by default; `stoic/opentelemetry` turns it on).
+   */
+  get measuring(): boolean {
+    return this.core.isMeasuring();
+  }
+
+  set measuring(on: boolean) {
+    this.core.setMeasuring(flag(on, 'measuring'));
+  }
+
   /** Drains queued events, oldest first. */
   *events(): Generator<StoicEvent> {
     for (let e = this.core.pollEvent(); e !== undefined; e = this.core.pollEvent()) {

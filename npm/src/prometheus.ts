@@ -24,24 +24,12 @@
  * it loads the engine this module uses. One policy per registry (a second
  * one's names clash). Not in the browser build.
  */
-import { metricCatalogue as catalogue } from './core.js';
+import { metricCatalogue as catalogue } from './catalogue.js';
 import type { Policy } from './policy.js';
 import type { MetricDescription } from './types.js';
 
-/** The engine's catalogue, with the points of `metrics` when given. */
 function metricCatalogue(metrics?: ReturnType<Policy['metrics']>): MetricDescription[] {
-  try {
-    return catalogue(metrics) as MetricDescription[];
-  } catch (error) {
-    // The glue throws a bare TypeError when no entry has loaded the module.
-    if (error instanceof TypeError && !('code' in error)) {
-      throw Object.assign(
-        new Error("stoic/prometheus: the engine is not loaded: import 'stoic' (or 'stoic/full') first", { cause: error }),
-        { code: 'not_loaded' },
-      );
-    }
-    throw error;
-  }
+  return catalogue('stoic/prometheus', metrics);
 }
 
 /** What registering needs of a prom-client `Registry` (`register` has it). */

@@ -337,7 +337,40 @@ export type StoicEvent =
       at: number;
     }
   | { kind: 'log'; scope: string; record: LogRecord }
-  | { kind: 'fleet_health'; from: 'detached' | 'live' | 'stale'; to: 'detached' | 'live' | 'stale'; at: number };
+  | { kind: 'fleet_health'; from: 'detached' | 'live' | 'stale'; to: 'detached' | 'live' | 'stale'; at: number }
+  | MetricPointEvent
+  | DecisionEvent;
+
+/**
+ * What a point or a decision is about (OpenTelemetry attributes; the same
+ * names in every language). `outcome` and `reason` are codes from fixed
+ * lists; `scope` and `operation` are the caller's names.
+ */
+export interface MeasureAttributes {
+  scope: string;
+  operation: string;
+  outcome?: 'success' | 'retry' | 'exhausted' | 'gave_up';
+  /** The error retried on (`status_503`) or why the call stopped (`not_retryable`). */
+  reason?: string;
+}
+
+/** A point of a catalogue metric, queued while `policy.measuring` is on. */
+export interface MetricPointEvent {
+  kind: 'metric';
+  /** The metric's OpenTelemetry name (`stoic.retries`). */
+  metric: string;
+  /** 1 for a counter; seconds for `stoic.retry.duration`. */
+  value: number;
+  attributes: MeasureAttributes;
+}
+
+/** A retry, a stop or a success after retries (a span event), queued while `policy.measuring` is on. */
+export interface DecisionEvent {
+  kind: 'decision';
+  /** `stoic.retry`, `stoic.success`, `stoic.exhausted` or `stoic.gave_up`. */
+  name: string;
+  attributes: MeasureAttributes & { attempt: number; delay_seconds: number };
+}
 
 export interface BudgetStatus {
   ratio: { requests: number; retries: number; maxRetries: number } | null;

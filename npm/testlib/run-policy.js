@@ -79,6 +79,9 @@ export function runScenario(file, scenario) {
       case 'drain':
         policy.drain();
         break;
+      case 'set_measuring':
+        policy.measuring = step.on;
+        break;
       case 'set_wall_clock':
         policy.setWallClock(now, step.wall_unix_ms);
         break;

@@ -16,6 +16,10 @@ function normal(value) {
     assert.ok(text);
     out.record = log;
   }
+  if (Array.isArray(out.attributes)) {
+    // A measured point's or decision's OpenTelemetry key-values.
+    out.attributes = Object.fromEntries(out.attributes.map(([name, value]) => [name, value.value]));
+  }
   return out;
 }
 
@@ -85,6 +89,9 @@ function runScenario(scenario) {
         break;
       case 'drain':
         policy.drain();
+        break;
+      case 'set_measuring':
+        policy.setMeasuring(step.on);
         break;
       case 'set_wall_clock':
         policy.setWallClock(now, big(step.wall_unix_ms));

@@ -1,7 +1,7 @@
 //! The core's events (and the records inside them) as WIT values.
 
 use stoic_core::breaker::Transition;
-use stoic_core::record::LogRecord;
+use stoic_core::record::{AttributeValue, LogRecord};
 use stoic_core::{Event, Instant};
 
 use crate::bindings::exports::stoic::engine::policy as wit;
@@ -59,7 +59,37 @@ pub(super) fn event(event: Event) -> wit::Event {
             to: to.code().to_owned(),
             at: at.as_millis(),
         }),
+        Event::Metric(point) => wit::Event::Metric(wit::MetricPoint {
+            metric: point.metric.to_owned(),
+            value: point.value,
+            attributes: attributes(
+                point
+                    .attributes
+                    .entries()
+                    .map(|(name, value)| (name, AttributeValue::Text(value))),
+            ),
+        }),
+        Event::Decision(note) => wit::Event::Decision(wit::DecisionNote {
+            name: note.name.to_owned(),
+            attributes: attributes(note.entries()),
+        }),
     }
+}
+
+/// OpenTelemetry attributes as WIT key-values.
+fn attributes<'a>(
+    entries: impl Iterator<Item = (&'static str, AttributeValue<'a>)>,
+) -> Vec<(String, wit::AttributeValue)> {
+    entries
+        .map(|(name, value)| {
+            let value = match value {
+                AttributeValue::Text(text) => wit::AttributeValue::Text(text.to_owned()),
+                AttributeValue::Int(n) => wit::AttributeValue::Int(n),
+                AttributeValue::Float(x) => wit::AttributeValue::Float(x),
+            };
+            (name.to_owned(), value)
+        })
+        .collect()
 }
 
 /// A breaker transition with no scope (a standalone breaker's).

@@ -34,6 +34,14 @@ def normal(value: dict[str, Any]) -> dict[str, Any]:
         assert json.loads(line) == log, line
         assert text, log
         out["record"] = log
+    if isinstance(out.get("attributes"), list):
+        # A measured point's or decision's OpenTelemetry key-values.
+        # wasmtime gives the attribute-value variant as its payload alone
+        # (its cases have distinct Python types).
+        out["attributes"] = {
+            name: value["value"] if isinstance(value, dict) else value
+            for name, value in out["attributes"]
+        }
     return out
 
 
@@ -121,6 +129,8 @@ class Run:
             check(context, normal({"kind": "give_up", **got}), step)
         elif op == "drain":
             self.on("drain")
+        elif op == "set_measuring":
+            self.on("set-measuring", step["on"])
         elif op == "set_wall_clock":
             self.on("set-wall-clock", now, step["wall_unix_ms"])
         elif op == "events":

@@ -87,24 +87,40 @@ pub struct DecisionNote {
 
 impl Serialize for DecisionNote {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{SerializeMap, SerializeStruct};
+        use serde::ser::SerializeStruct;
 
         struct All<'a>(&'a DecisionNote);
         impl Serialize for All<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                let mut map = s.serialize_map(None)?;
-                for (name, value) in self.0.attributes.entries() {
-                    map.serialize_entry(name, value)?;
-                }
-                map.serialize_entry("attempt", &self.0.attempt)?;
-                map.serialize_entry("delay_seconds", &self.0.delay_seconds())?;
-                map.end()
+                s.collect_map(self.0.entries())
             }
         }
         let mut out = s.serialize_struct("DecisionNote", 2)?;
         out.serialize_field("name", self.name)?;
         out.serialize_field("attributes", &All(self))?;
         out.end()
+    }
+}
+
+/// A span event attribute's value (OpenTelemetry's attribute types, as
+/// far as a note needs them).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AttributeValue<'a> {
+    /// A code or a name.
+    Text(&'a str),
+    /// A count.
+    Int(u64),
+    /// Seconds.
+    Float(f64),
+}
+
+impl Serialize for AttributeValue<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match *self {
+            AttributeValue::Text(text) => s.serialize_str(text),
+            AttributeValue::Int(n) => s.serialize_u64(n),
+            AttributeValue::Float(x) => s.serialize_f64(x),
+        }
     }
 }
 
@@ -131,6 +147,20 @@ impl DecisionNote {
             delay_ms,
             attributes,
         })
+    }
+
+    /// The span event's attributes: the call's, then `attempt` and
+    /// `delay_seconds` (OpenTelemetry carries durations in seconds).
+    pub fn entries(&self) -> impl Iterator<Item = (&'static str, AttributeValue<'_>)> {
+        let call = self
+            .attributes
+            .entries()
+            .map(|(name, value)| (name, AttributeValue::Text(value)));
+        let own = [
+            ("attempt", AttributeValue::Int(u64::from(self.attempt))),
+            ("delay_seconds", AttributeValue::Float(self.delay_seconds())),
+        ];
+        call.chain(own)
     }
 
     /// The delay in seconds, as span events and OpenTelemetry carry

@@ -23,6 +23,19 @@ impl CorePolicy {
         self.inner.is_draining()
     }
 
+    /// Starts or stops queueing each call's metric points and decisions
+    /// as `metric` and `decision` events.
+    #[wasm_bindgen(js_name = setMeasuring)]
+    pub fn set_measuring(&mut self, on: bool) {
+        self.inner.set_measuring(on);
+    }
+
+    /// Whether calls queue their metric points and decisions.
+    #[wasm_bindgen(js_name = isMeasuring)]
+    pub fn is_measuring(&self) -> bool {
+        self.inner.is_measuring()
+    }
+
     /// The oldest queued event as an object, or `undefined`. A log event's
     /// record also carries `line` (the one-line JSON) and `text`.
     #[wasm_bindgen(js_name = pollEvent)]

@@ -1,7 +1,7 @@
 //! Policy events and log records.
 
 use crate::event::Event;
-use crate::record::{Attributes, LogError, LogRecord};
+use crate::record::{AttributeValue, LogError, LogRecord};
 use crate::schema::{Emit, Out, Value};
 
 use super::records::alert_changed;
@@ -58,15 +58,15 @@ impl Emit for Event {
             Event::Metric(point) => {
                 o.text("metric", point.metric);
                 o.float("value", point.value);
-                attributes(o, &point.attributes, &[]);
+                let entries = point
+                    .attributes
+                    .entries()
+                    .map(|(n, v)| (n, AttributeValue::Text(v)));
+                attributes(o, entries);
             }
             Event::Decision(note) => {
                 o.text("name", note.name);
-                let extra = [
-                    ("attempt", Value::Int(i128::from(note.attempt))),
-                    ("delay_seconds", Value::Float(note.delay_seconds())),
-                ];
-                attributes(o, &note.attributes, &extra);
+                attributes(o, note.entries());
             }
         }
     }
@@ -74,15 +74,18 @@ impl Emit for Event {
 
 /// A point's or a decision's attributes, as an exporter hands them to its
 /// SDK: names as they are in every language (they are attribute names,
-/// not fields), absent ones left out, `extra` after them.
-fn attributes(o: &mut Out, a: &Attributes, extra: &[(&str, Value)]) {
-    let mut entries: Vec<(String, Value)> = a
-        .entries()
-        .map(|(name, value)| (name.to_owned(), Value::Text(value.to_owned())))
+/// not fields), absent ones left out.
+fn attributes<'a>(o: &mut Out, entries: impl Iterator<Item = (&'static str, AttributeValue<'a>)>) {
+    let entries = entries
+        .map(|(name, value)| {
+            let value = match value {
+                AttributeValue::Text(text) => Value::Text(text.to_owned()),
+                AttributeValue::Int(n) => Value::Int(i128::from(n)),
+                AttributeValue::Float(x) => Value::Float(x),
+            };
+            (name.to_owned(), value)
+        })
         .collect();
-    for (name, value) in extra {
-        entries.push(((*name).to_owned(), value.clone()));
-    }
     o.table("attributes", entries);
 }
 
