@@ -249,3 +249,17 @@ def test_wrong_arguments_are_named(
 ) -> None:
     with pytest.raises(TypeError, match=message):
         instrument(*args, **kwargs)
+
+
+def test_a_view_drops_the_operation_as_the_readme_says(
+    reader: InMemoryMetricReader, clock: stoic.VirtualClock
+) -> None:
+    from opentelemetry.sdk.metrics.view import View
+
+    view = View(instrument_name="stoic.*", attribute_keys={"scope", "outcome", "reason"})
+    policy = stoic.Policy(seed=7)
+    instrument(policy, meter_provider=MeterProvider(metric_readers=[reader], views=[view]))
+    traffic(policy)
+    calls = points(reader)["stoic.calls"]
+    assert all("operation" not in p.attributes for p in calls)
+    assert sum(p.value for p in calls) == 3
