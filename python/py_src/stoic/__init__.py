@@ -23,10 +23,11 @@ Durations are float seconds everywhere (the engine's ``base_ms`` is
 
 from ._classify import Rejected
 from ._clock import Clock, SystemClock, VirtualClock, monotonic
-from ._decorator import retry
+from ._decorator import RetryingFunction, retry
 from ._errors import ConfigError, ConfigProblem, InputError, RetryError, StoicError
 from ._loop import Attempt, Retrying, retrying
 from ._runtime import RetryInfo
+from ._statistics import CallStatistics
 from ._stoic import (
     CORE_VERSION,
     Backoff,
@@ -45,6 +46,7 @@ __all__ = [
     "Attempt",
     "Backoff",
     "Call",
+    "CallStatistics",
     "Clock",
     "ConfigError",
     "ConfigProblem",
@@ -54,6 +56,7 @@ __all__ = [
     "RetryError",
     "RetryInfo",
     "Retrying",
+    "RetryingFunction",
     "StoicError",
     "SystemClock",
     "VirtualClock",

@@ -22,26 +22,48 @@ retries (no attempt starts once it is spent).
 
 from __future__ import annotations
 
+import copy
 import functools
 import inspect
 from collections.abc import Callable, Iterable
-from typing import Any, ParamSpec, TypeVar, cast, overload
+from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
 from ._classify import Classifier
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._runtime import Hook, Settings
+from ._runtime import OVERRIDABLE, Hook, Settings
+from ._statistics import CallStatistics, LastCall
 from ._steps import validated
 from ._stoic import Policy
 
-__all__ = ["retry"]
+__all__ = ["RetryingFunction", "retry"]
 
 P = ParamSpec("P")
 T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+
+
+class RetryingFunction(Protocol[P, T_co]):
+    """A function decorated with ``@stoic.retry``: call it as the function,
+    read its last call's ``statistics()``, or make a variant with
+    ``retry_with(...)``."""
+
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> T_co: ...
+
+    def statistics(self) -> CallStatistics | None:
+        """The last call in this thread or task (attempts, retries, total
+        seconds, the final decision); None before the first."""
+        ...
+
+    def retry_with(self, **changes: Any) -> RetryingFunction[P, T_co]:
+        """The same function retried with ``changes`` (``max_attempts``,
+        ``backoff``, hooks, ``reraise``, ...) on the same policy: its
+        breakers and budgets stay shared."""
+        ...
 
 
 @overload
-def retry(fn: Callable[P, T], /) -> Callable[P, T]: ...
+def retry(fn: Callable[P, T], /) -> RetryingFunction[P, T]: ...
 
 
 @overload
@@ -61,7 +83,7 @@ def retry(
     on_retry: Hook | None = None,
     on_give_up: Hook | None = None,
     **config: Any,
-) -> Callable[[Callable[P, T]], Callable[P, T]]: ...
+) -> Callable[[Callable[P, T]], RetryingFunction[P, T]]: ...
 
 
 def retry(
@@ -82,7 +104,7 @@ def retry(
     on_retry: Hook | None = None,
     on_give_up: Hook | None = None,
     **config: Any,
-) -> Callable[[Callable[P, T]], Callable[P, T]] | Callable[P, T]:
+) -> Callable[[Callable[P, T]], RetryingFunction[P, T]] | RetryingFunction[P, T]:
     """Retries the decorated function (sync or ``async def``) as the
     engine decides. ``@stoic.retry`` and ``@stoic.retry()`` are the same.
 
@@ -113,7 +135,25 @@ def retry(
     exception; failures it never considered retryable (and every failure,
     with ``reraise=True``) propagate as themselves, with the engine's
     observation added as a note.
+
+    The decorated function also has ``statistics()`` (its last call in this
+    thread or task) and ``retry_with(**changes)`` (a variant on the same
+    policy, e.g. ``fetch.retry_with(max_attempts=1)``).
     """
+    given: dict[str, Any] = {
+        "on": on,
+        "classify": classify,
+        "validate": validate,
+        "operation": operation,
+        "scope": scope,
+        "idempotent": idempotent,
+        "key": key,
+        "reraise": reraise,
+        "clock": clock,
+        "on_retry": on_retry,
+        "on_give_up": on_give_up,
+        **{name: value for name, value in config.items() if name in OVERRIDABLE},
+    }
     settings = Settings(
         policy=policy,
         config=config,
@@ -134,9 +174,21 @@ def retry(
         on_give_up=on_give_up,
     )
 
-    def decorate(target: Callable[P, T]) -> Callable[P, T]:
-        wrapped = _wrapper(target, settings, inspect.iscoroutinefunction(target))
-        return cast(Callable[P, T], functools.wraps(target)(wrapped))
+    def decorate(target: Callable[P, T]) -> RetryingFunction[P, T]:
+        last = LastCall(_operation(target, settings))
+        own = copy.copy(settings)
+        own.started = last.started
+        wrapped: Any = functools.wraps(target)(
+            _wrapper(target, own, inspect.iscoroutinefunction(target))
+        )
+        wrapped.statistics = last.statistics
+
+        def retry_with(**changes: Any) -> RetryingFunction[P, T]:
+            kwargs = {"policy": settings.policy, **given, **changes}
+            return cast(RetryingFunction[P, T], retry(target, **kwargs))
+
+        wrapped.retry_with = retry_with
+        return cast(RetryingFunction[P, T], wrapped)
 
     if fn is not None:
         if not callable(fn):

@@ -49,7 +49,7 @@ def sync_loop(
 ) -> Callable[..., Any]:
     """The function that runs ``fn``'s attempts as one call."""
     policy, begin, records, fixed_clock = s.policy, s.policy.begin, s.records, s.clock
-    on_retry = s.on_retry
+    on_retry, started = s.on_retry, s.started
     idempotent, overrides, judge, discard, limit = (
         s.idempotent,
         s.overrides,
@@ -76,6 +76,8 @@ def sync_loop(
             call = begin(
                 clock.monotonic(), operation, call_scope, idempotent, call_key, call_overrides
             )
+        if started is not None:
+            started(call)
         last_exception: BaseException | None = None
         last_result: Any = None
         try:
@@ -120,7 +122,7 @@ def async_loop(
 ) -> Callable[..., Awaitable[Any]]:
     """The coroutine function that awaits ``fn``'s attempts as one call."""
     policy, begin, records, fixed_clock = s.policy, s.policy.begin, s.records, s.clock
-    on_retry = s.on_retry
+    on_retry, started = s.on_retry, s.started
     idempotent, overrides, judge, adiscard, limit, preempt = (
         s.idempotent,
         s.overrides,
@@ -148,6 +150,8 @@ def async_loop(
             call = begin(
                 clock.monotonic(), operation, call_scope, idempotent, call_key, call_overrides
             )
+        if started is not None:
+            started(call)
         last_exception: BaseException | None = None
         last_result: Any = None
         try:

@@ -52,6 +52,7 @@ class Settings:
         "records",
         "reraise",
         "scope",
+        "started",
         "validate",
     )
 
@@ -79,6 +80,7 @@ class Settings:
         preempt: bool = True,
         on_retry: Hook | None = None,
         on_give_up: Hook | None = None,
+        started: Callable[[Call], None] | None = None,
     ) -> None:
         _check_settings(
             on_retry=on_retry,
@@ -104,14 +106,14 @@ class Settings:
         elif config:
             # A shared policy with this call's own attempts and backoff; its
             # breakers and budgets stay shared. Other keys are a TypeError.
-            unknown = [k for k in config if k not in _OVERRIDABLE]
+            unknown = [k for k in config if k not in OVERRIDABLE]
             if unknown and _close(unknown[0], _keywords_of(signature)):
                 raise _unexpected_keyword(caller, signature, unknown[0])
             overrides = policy.overrides(**config)
         self.policy = policy
         self.overrides = overrides
         # The call's own settings, for the testing cap to keep the rest of.
-        self._override_config = {k: v for k, v in config.items() if k in _OVERRIDABLE}
+        self._override_config = {k: v for k, v in config.items() if k in OVERRIDABLE}
         self._capped: tuple[int, CallOverrides] | None = None
         self.records = policy.records
         self.operation = operation
@@ -131,6 +133,8 @@ class Settings:
         self.preempt = preempt
         self.on_retry = on_retry
         self.on_give_up = on_give_up
+        # Told each call as it starts (the decorator's statistics).
+        self.started = started
 
     def call_overrides(self) -> CallOverrides | None:
         """The overrides a call starts with: this runtime's own, or, under
@@ -154,7 +158,8 @@ def _keywords_of(fn: Callable[..., Any] | None) -> tuple[str, ...]:
 
 
 #: The engine settings a call may set on a shared policy (``policy.overrides``).
-_OVERRIDABLE = frozenset({"max_attempts", "backoff"})
+#: The config keys a call may override on a shared policy.
+OVERRIDABLE = frozenset({"max_attempts", "backoff"})
 
 
 @functools.cache
