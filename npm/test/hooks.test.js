@@ -179,3 +179,31 @@ test('several listeners hear every event, beside onEvent, each until removed', a
   assert.throws(() => policy.listen('log'), { code: 'wrong_type' });
   policy.free();
 });
+
+test('a wait taken from an SDK error through classify (its retry-after as a 429)', async () => {
+  class RateLimitError extends Error {
+    constructor(retryAfter) {
+      super('rate limited');
+      this.retryAfter = retryAfter;
+    }
+  }
+  const waits = [];
+  let left = 1;
+  const out = await retry(
+    () => {
+      if (left-- > 0) throw new RateLimitError(3);
+      return 'done';
+    },
+    {
+      classify: (e) =>
+        e instanceof RateLimitError
+          ? { kind: 'status', status: 429, headers: { 'retry-after': String(e.retryAfter) } }
+          : undefined,
+      sleep: async (ms) => {
+        waits.push(ms);
+      },
+    },
+  );
+  assert.equal(out, 'done');
+  assert.deepEqual(waits, [3000]);
+});

@@ -163,3 +163,31 @@ def test_on_retry_may_read_the_retried_response(
     with httpx.Client(transport=transport) as c:
         assert c.get(f"{server.url}/status/{token}?n=1&code=503&body=busy").status_code == 200
     assert bodies == ["busy"]
+
+
+def test_a_wait_taken_from_an_sdk_exception_through_classify(clock: stoic.VirtualClock) -> None:
+    class RateLimitError(Exception):
+        def __init__(self, retry_after: float) -> None:
+            super().__init__("rate limited")
+            self.retry_after = retry_after
+
+    def classify(exc: BaseException) -> Any:
+        if isinstance(exc, RateLimitError):
+            headers = {"retry-after": str(exc.retry_after)}
+            return {"kind": "status", "status": 429, "headers": headers}
+        return None
+
+    left = [1]
+
+    @stoic.retry(classify=classify)
+    def complete() -> str:
+        if left[0]:
+            left[0] -= 1
+            raise RateLimitError(retry_after=3)
+        return "done"
+
+    assert complete() == "done"
+    assert clock.sleeps == [3.0]
+    stats = complete.statistics()
+    assert stats is not None
+    assert stats.retries == 1

@@ -205,9 +205,15 @@ def _from_user(value: Any) -> Outcome | None:
         # The JS form, {"class": "transient", "detail": "..."}, means the same.
         detail = value.get("detail")
         return ("raised", value["class"], detail if isinstance(detail, str) else None)
+    if isinstance(value, dict) and value.get("kind") == "status":
+        # As if the server had answered: an SDK's rate-limit error with its
+        # wait, {"kind": "status", "status": 429, "headers": {"retry-after": "3"}}.
+        status = value.get("status")
+        if isinstance(status, int) and not isinstance(status, bool):
+            return ("status", status, value.get("headers"))
     raise TypeError(
-        f"a classifier returned {value!r}; expected None, a Rejected, a class code"
-        ' or {"class": code}'
+        f"a classifier returned {value!r}; expected None, a Rejected, a class code,"
+        ' {"class": code} or {"kind": "status", "status": int, "headers": ...}'
     )
 
 
