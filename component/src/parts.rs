@@ -1,7 +1,10 @@
 //! `parts`: the engine's pieces on their own (a breaker, a retry budget,
 //! metrics with alerts, log records), for hosts that compose them.
 
-use stoic_core::record::{LogOutcome, LogRecord, MetricsSnapshot};
+use std::collections::BTreeMap;
+
+use stoic_core::record::{metric_points, LogOutcome, LogRecord, MetricsSnapshot};
+use stoic_core::schema::{emit, Dialect, Value};
 use stoic_core::WallClock;
 
 use crate::bindings::exports::stoic::engine::parts::{Guest, LogInput};
@@ -46,5 +49,16 @@ impl Guest for Engine {
         let b: MetricsSnapshot = data(&b)?;
         a.merge(&b);
         Ok(json(&a))
+    }
+
+    fn metric_catalogue(metrics: Vec<(String, String)>) -> Result<String, InputError> {
+        let mut scopes = BTreeMap::new();
+        for (scope, snapshot) in metrics {
+            scopes.insert(scope, data::<MetricsSnapshot>(&snapshot)?);
+        }
+        let metrics = metric_points(&scopes)
+            .map(|m| emit(&m, Dialect::RUST))
+            .collect();
+        Ok(Value::List(metrics).to_json_text())
     }
 }

@@ -23,6 +23,10 @@ pub const UNKNOWN_ERROR_CLASS: Class = Class::Deterministic;
 ///
 /// A reset or a closed socket maps to `unknown`: the request may or may not
 /// have arrived, so only a request safe to repeat is retried after it.
+/// undici's `UND_ERR_SOCKET` ("other side closed") is the server closing a
+/// connection that carried the request, before its answer: what httpx's
+/// `RemoteProtocolError` and aiohttp's `ServerDisconnectedError` are in
+/// Python, so the same `reset_after_send` (ambiguous too).
 pub const ERROR_CODES: [(&str, NetworkErrorKind); 16] = [
     ("ECONNREFUSED", NetworkErrorKind::ConnectRefused),
     ("EHOSTUNREACH", NetworkErrorKind::ConnectRefused),
@@ -38,7 +42,7 @@ pub const ERROR_CODES: [(&str, NetworkErrorKind); 16] = [
     ("ECONNRESET", NetworkErrorKind::Unknown),
     ("EPIPE", NetworkErrorKind::Unknown),
     ("ECONNABORTED", NetworkErrorKind::Unknown),
-    ("UND_ERR_SOCKET", NetworkErrorKind::Unknown),
+    ("UND_ERR_SOCKET", NetworkErrorKind::ResetAfterSend),
     ("UND_ERR_CLOSED", NetworkErrorKind::Unknown),
 ];
 

@@ -233,6 +233,10 @@ test('component metrics, alerts and merges', () => {
     const merged = engine.parts.mergeMetrics(JSON.stringify(c.a), JSON.stringify(c.b));
     assert.deepEqual(JSON.parse(merged), c.expected, c.name);
   }
+  for (const c of doc.catalogue_cases) {
+    const given = Object.entries(c.metrics).map(([scope, m]) => [scope, JSON.stringify(m)]);
+    assert.deepEqual(JSON.parse(engine.parts.metricCatalogue(given)), c.expected, c.name);
+  }
 });
 
 function entry(stored) {

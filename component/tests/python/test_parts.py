@@ -316,6 +316,10 @@ def test_metrics(engine: Engine) -> None:
     for case in doc["merge_cases"]:
         merged = engine.call("parts", "merge-metrics", json.dumps(case["a"]), json.dumps(case["b"]))
         assert json.loads(merged) == case["expected"], case["name"]
+    for case in doc["catalogue_cases"]:
+        given = [(scope, json.dumps(m)) for scope, m in case["metrics"].items()]
+        catalogue = engine.call("parts", "metric-catalogue", given)
+        assert json.loads(catalogue) == case["expected"], case["name"]
 
 
 def entry(stored: dict[str, Any]) -> Any:
