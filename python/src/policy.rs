@@ -221,6 +221,10 @@ impl Policy {
                 listener.get_type().name()?
             )));
         }
+        // The runtimes skip delivery on calls without `records=` until some
+        // policy has a listener (`_records.listening`).
+        let py = listener.py();
+        py.import("stoic._records")?.setattr("listening", true)?;
         let mut listeners = self
             .listeners
             .lock()

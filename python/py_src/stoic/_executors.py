@@ -31,6 +31,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from . import _records
 from ._deadline import bounded
 from ._records import deliver
 from ._runtime import Settings, stopped, tell
@@ -103,7 +104,8 @@ def sync_loop(
                 tell(on_retry, call, last_exception, last_result)
                 if discard is not None and last_result is not None:
                     discard(last_result)
-                deliver(policy, records)
+                if records is not None or _records.listening:
+                    deliver(policy, records)
                 clock.sleep(delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last_exception, last_result)
@@ -112,7 +114,8 @@ def sync_loop(
                 call.cancel(clock.monotonic())
             raise
         finally:
-            deliver(policy, records)
+            if records is not None or _records.listening:
+                deliver(policy, records)
 
     return loop
 
@@ -180,7 +183,8 @@ def async_loop(
                 tell(on_retry, call, last_exception, last_result)
                 if adiscard is not None and last_result is not None:
                     await adiscard(last_result)
-                deliver(policy, records)
+                if records is not None or _records.listening:
+                    deliver(policy, records)
                 await clock.asleep(delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last_exception, last_result)
@@ -189,6 +193,7 @@ def async_loop(
                 call.cancel(clock.monotonic())
             raise
         finally:
-            deliver(policy, records)
+            if records is not None or _records.listening:
+                deliver(policy, records)
 
     return loop

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Literal
 
+from . import _records
 from ._classify import Classifier, Rejected
 from ._clock import Clock
 from ._records import deliver
@@ -156,14 +157,16 @@ class Retrying:
                     return
                 last = attempt.exception
                 tell(s.on_retry, call, last, None)
-                deliver(s.policy, s.records)
+                if s.records is not None or _records.listening:
+                    deliver(s.policy, s.records)
                 clock.sleep(attempt.delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last, None)
         finally:
             if not call.finished:
                 call.cancel(clock.monotonic())
-            deliver(s.policy, s.records)
+            if s.records is not None or _records.listening:
+                deliver(s.policy, s.records)
 
     async def __aiter__(self) -> AsyncIterator[Attempt]:
         s = self._settings
@@ -181,14 +184,16 @@ class Retrying:
                     return
                 last = attempt.exception
                 tell(s.on_retry, call, last, None)
-                deliver(s.policy, s.records)
+                if s.records is not None or _records.listening:
+                    deliver(s.policy, s.records)
                 await clock.asleep(attempt.delay)
                 call.admit(clock.monotonic())
             raise stopped(call, s, last, None)
         finally:
             if not call.finished:
                 call.cancel(clock.monotonic())
-            deliver(s.policy, s.records)
+            if s.records is not None or _records.listening:
+                deliver(s.policy, s.records)
 
 
 def retrying(

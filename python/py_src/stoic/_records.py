@@ -14,7 +14,11 @@ from typing import Any
 
 from ._stoic import Policy
 
-__all__ = ["deliver"]
+__all__ = ["deliver", "listening"]
+
+#: Whether any policy ever had a listener (``Policy.listen`` sets it): until
+#: then a call with no ``records=`` skips delivery without asking the engine.
+listening = False
 
 _ALERT_LEVELS = {"ok": logging.INFO, "warning": logging.WARNING, "critical": logging.ERROR}
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import _records
 from ._classify import Outcome, classify_exception, classify_result, exception_detail
 from ._clock import Clock
 from ._errors import RetryError
@@ -31,7 +32,8 @@ def failed(call: Call, clock: Clock, s: Settings, exc: Exception) -> float | Non
     delay = report(call, clock, outcome, exception_detail(exc))
     if delay is not None:
         return delay
-    deliver(s.policy, s.records)
+    if s.records is not None or _records.listening:
+        deliver(s.policy, s.records)
     tell(s.on_give_up, call, exc, None)
     error = failure(call, s, exc)
     if error is None:
@@ -45,7 +47,8 @@ def rejected(call: Call, clock: Clock, s: Settings, verdict: Outcome, result: An
     gives up."""
     delay = report(call, clock, verdict, verdict[2])
     if delay is None:
-        deliver(s.policy, s.records)
+        if s.records is not None or _records.listening:
+            deliver(s.policy, s.records)
         tell(s.on_give_up, call, None, result)
         raise RetryError(call.decision, last_result=result)
     return delay
