@@ -13,7 +13,9 @@ use serde::Serialize;
 use crate::breaker::{BreakerStateCode, TransitionReason};
 use crate::budget::BudgetKind;
 use crate::fleet::FleetHealth;
-use crate::record::{AlertLevel, AlertRule, DecisionNote, LogRecord, MetricPoint};
+use crate::record::{AlertLevel, AlertRule, LogRecord};
+#[cfg(feature = "measure")]
+use crate::record::{DecisionNote, MetricPoint};
 use crate::time::Instant;
 
 /// The most events kept unread.
@@ -86,8 +88,10 @@ pub enum Event {
     /// A point of a catalogue metric, with the call's operation, outcome
     /// and reason as attributes (only while measuring:
     /// [`crate::Policy::set_measuring`]).
+    #[cfg(feature = "measure")]
     Metric(MetricPoint),
     /// A retry or a stop, for a span event (only while measuring).
+    #[cfg(feature = "measure")]
     Decision(DecisionNote),
 }
 
@@ -102,7 +106,9 @@ impl Event {
             Event::AlertChanged { .. } => "alert_changed",
             Event::Log { .. } => "log",
             Event::FleetHealth { .. } => "fleet_health",
+            #[cfg(feature = "measure")]
             Event::Metric(_) => "metric",
+            #[cfg(feature = "measure")]
             Event::Decision(_) => "decision",
         }
     }

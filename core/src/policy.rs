@@ -77,6 +77,7 @@ pub struct Policy {
     fleet: Option<FleetLink>,
     /// Whether calls queue their metric points and decisions
     /// (`policy/measure.rs`).
+    #[cfg(feature = "measure")]
     measuring: bool,
 }
 
@@ -103,6 +104,7 @@ impl Policy {
             events: EventQueue::default(),
             last_operation: None,
             fleet: None,
+            #[cfg(feature = "measure")]
             measuring: false,
             config,
         })

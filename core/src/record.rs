@@ -30,17 +30,20 @@
 mod alerts;
 mod catalogue;
 mod log;
+#[cfg(feature = "measure")]
 mod measure;
 mod metrics;
 mod snapshot;
 mod window;
 
 pub use alerts::{Alert, AlertConfig, AlertLevel, AlertRule, RecordEvent, EVENT_QUEUE_CAPACITY};
+#[cfg(feature = "measure")]
 pub(crate) use catalogue::metric;
 pub use catalogue::{
     metric_points, MetricKind, MetricPoints, MetricSpec, METRICS, SCOPE_ATTRIBUTE,
 };
 pub use log::{LogError, LogOutcome, LogRecord};
+#[cfg(feature = "measure")]
 pub use measure::{AttributeValue, Attributes, DecisionNote, MetricPoint};
 pub use metrics::{
     BreakerGauge, CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,

@@ -2,6 +2,7 @@
 //! (outcomes, cancellations, breakers, budgets, time moving both ways), the
 //! metric points it queues, summed per metric and scope, equal its metrics
 //! snapshot; each decision note matches a retry or an end.
+#![cfg(feature = "measure")]
 
 use std::collections::BTreeMap;
 

@@ -143,6 +143,7 @@ fn run_scenario(file: &str, scenario: &Value) {
                 check(&context, &value, step);
             }
             "drain" => policy.drain(),
+            #[cfg(feature = "measure")]
             "set_measuring" => policy.set_measuring(step["on"].as_bool().unwrap()),
             "set_wall_clock" => {
                 let wall = WallClock::from_unix_millis(step["wall_unix_ms"].as_u64().unwrap());

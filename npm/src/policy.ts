@@ -187,11 +187,24 @@ export class Policy {
    * `decision` events (off by default; `stoic/opentelemetry` turns it on).
    */
   get measuring(): boolean {
-    return this.core.isMeasuring();
+    const core = this.core as Partial<Pick<CorePolicy, 'isMeasuring'>>;
+    return typeof core.isMeasuring === 'function' ? core.isMeasuring() : false;
   }
 
+  /** Throws `not_in_build` in the browser build (which leaves measuring out), unless turning it off. */
   set measuring(on: boolean) {
-    this.core.setMeasuring(flag(on, 'measuring'));
+    const value = flag(on, 'measuring');
+    const core = this.core as Partial<Pick<CorePolicy, 'setMeasuring'>>;
+    if (typeof core.setMeasuring === 'function') {
+      core.setMeasuring(value);
+    } else if (value) {
+      throw Object.assign(
+        new Error(
+          "policy.measuring is not in the browser build of stoic, which leaves measuring out to stay small: import from 'stoic/full' for the whole engine",
+        ),
+        { name: 'InputError', code: 'not_in_build' },
+      );
+    }
   }
 
   /** Drains queued events, oldest first. */

@@ -35,6 +35,10 @@ try {
   const client = await import('stoic');
   let snapshot = null;
   try { new client.Policy().snapshot(); } catch (e) { snapshot = { name: e.name, code: e.code, message: e.message }; }
+  const unmeasured = new client.Policy();
+  unmeasured.measuring = false; // turning it off is always fine
+  let measuring = null;
+  try { unmeasured.measuring = true; } catch (e) { measuring = { code: e.code, off: unmeasured.measuring }; }
   const key = client.idempotencyKey('run', 'step', { a: 1 });
   const full = await import('stoic/full');
   const breaker = new full.CircuitBreaker({});
@@ -43,6 +47,8 @@ try {
   window.__result = {
     clientHas: ['CircuitBreaker', 'ServerIdempotency', 'Backoff', 'retry', 'createFetch'].filter((n) => n in client),
     snapshot,
+    measuring,
+    fullMeasures: (() => { const p = new full.Policy(); p.measuring = true; return p.measuring; })(),
     sameKey: key === full.idempotencyKey('run', 'step', { a: 1 }),
     breaker: typeof breaker.tryAcquire,
     restored: typeof restored.restored,
@@ -112,6 +118,8 @@ test('Chromium: the browser entry loads the client build, and stoic/full the who
   assert.equal(result.snapshot.name, 'InputError');
   assert.equal(result.snapshot.code, 'not_in_build');
   assert.match(result.snapshot.message, /stoic\/full/);
+  assert.deepEqual(result.measuring, { code: 'not_in_build', off: false });
+  assert.equal(result.fullMeasures, true);
   assert.equal(result.sameKey, true);
   assert.equal(result.breaker, 'function');
   assert.equal(result.restored, 'number');

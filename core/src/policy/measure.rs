@@ -2,12 +2,21 @@
 //! every call are queued as events (`record/measure.rs` says why), at the
 //! same places the scope's snapshot counts them, so the two always agree.
 
+//!
+//! Without the `measure` feature (the browser build) nothing can turn it
+//! on, and the checks below are constant: the code is not compiled in.
+
 use super::Policy;
 use crate::call::Call;
 use crate::decision::{Matched, StopReason};
-use crate::event::Event;
-use crate::record::{metric, Attributes, CallOutcome, DecisionNote, LogOutcome, MetricPoint};
+use crate::record::CallOutcome;
+#[cfg(feature = "measure")]
+use crate::{
+    event::Event,
+    record::{metric, Attributes, DecisionNote, LogOutcome, MetricPoint},
+};
 
+#[cfg(feature = "measure")]
 impl Policy {
     /// Starts or stops queueing [`Event::Metric`] and [`Event::Decision`]
     /// for every call (an OpenTelemetry exporter turns it on). Off by
@@ -21,7 +30,24 @@ impl Policy {
     pub const fn is_measuring(&self) -> bool {
         self.measuring
     }
+}
 
+#[cfg(not(feature = "measure"))]
+impl Policy {
+    pub(super) fn measure_attempt(&mut self, _call: &Call) {}
+    pub(super) fn measure_retry(&mut self, _call: &Call, _matched: Matched, _delay_ms: u64) {}
+    pub(super) fn measure_finish(
+        &mut self,
+        _call: &Call,
+        _outcome: CallOutcome,
+        _reason: Option<StopReason>,
+        _duration_ms: u64,
+    ) {
+    }
+}
+
+#[cfg(feature = "measure")]
+impl Policy {
     /// An attempt was admitted: `stoic.attempts`, and `stoic.retry.attempts`
     /// for a retry.
     pub(super) fn measure_attempt(&mut self, call: &Call) {

@@ -25,12 +25,14 @@ impl CorePolicy {
 
     /// Starts or stops queueing each call's metric points and decisions
     /// as `metric` and `decision` events.
+    #[cfg(feature = "measure")]
     #[wasm_bindgen(js_name = setMeasuring)]
     pub fn set_measuring(&mut self, on: bool) {
         self.inner.set_measuring(on);
     }
 
     /// Whether calls queue their metric points and decisions.
+    #[cfg(feature = "measure")]
     #[wasm_bindgen(js_name = isMeasuring)]
     pub fn is_measuring(&self) -> bool {
         self.inner.is_measuring()

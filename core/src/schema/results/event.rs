@@ -1,8 +1,10 @@
 //! Policy events and log records.
 
 use crate::event::Event;
-use crate::record::{AttributeValue, LogError, LogRecord};
-use crate::schema::{Emit, Out, Value};
+use crate::record::{LogError, LogRecord};
+use crate::schema::{Emit, Out};
+#[cfg(feature = "measure")]
+use crate::{record::AttributeValue, schema::Value};
 
 use super::records::alert_changed;
 
@@ -55,6 +57,7 @@ impl Emit for Event {
                 o.code("to", to.code());
                 o.instant("at", *at);
             }
+            #[cfg(feature = "measure")]
             Event::Metric(point) => {
                 o.text("metric", point.metric);
                 o.float("value", point.value);
@@ -64,6 +67,7 @@ impl Emit for Event {
                     .map(|(n, v)| (n, AttributeValue::Text(v)));
                 attributes(o, entries);
             }
+            #[cfg(feature = "measure")]
             Event::Decision(note) => {
                 o.text("name", note.name);
                 attributes(o, note.entries());
@@ -72,6 +76,7 @@ impl Emit for Event {
     }
 }
 
+#[cfg(feature = "measure")]
 /// A point's or a decision's attributes, as an exporter hands them to its
 /// SDK: names as they are in every language (they are attribute names,
 /// not fields), absent ones left out.
