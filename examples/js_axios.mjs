@@ -10,6 +10,7 @@ import { createFetch, Policy } from '../npm/dist/node.js';
 // axios is the npm package's dev dependency here; in an app, `import axios from 'axios'`.
 const axios = createRequire(new URL('../npm/package.json', import.meta.url))('axios');
 
+/** @type {[number, Record<string, string>][]} */
 const replies = [[503, {}], [429, { 'retry-after': '1' }], [201, {}]];
 const server = createServer((req, res) => {
   req.resume();
@@ -19,14 +20,14 @@ const server = createServer((req, res) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status === 201 ? '{"id":7}' : '{}');
   });
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
 
 const fetch = createFetch({
   policy: new Policy({ backoff: { baseMs: 50, capMs: 500 } }),
   serverDeduplicates: true,
   returnFailedResponses: true,
 });
-const api = axios.create({ baseURL: `http://127.0.0.1:${server.address().port}`, adapter: 'fetch', env: { fetch } });
+const api = axios.create({ baseURL: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`, adapter: 'fetch', env: { fetch } });
 const { data } = await api.post('/orders', { item: 'tea', qty: 2 });
 console.log(`client got order ${data.id}`);
 server.close();

@@ -10,6 +10,7 @@ import { createFetch, Policy } from '../npm/dist/node.js';
 // ky is the npm package's dev dependency here; in an app, `import ky from 'ky'`.
 const ky = (await import(createRequire(new URL('../npm/package.json', import.meta.url)).resolve('ky'))).default;
 
+/** @type {[number, Record<string, string>][]} */
 const replies = [[503, {}], [429, { 'retry-after': '1' }], [201, {}]];
 const server = createServer((req, res) => {
   req.resume();
@@ -19,10 +20,10 @@ const server = createServer((req, res) => {
     res.writeHead(status, { 'content-type': 'application/json', ...headers }).end(status === 201 ? '{"id":7}' : '{}');
   });
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
 
 const fetch = createFetch({ policy: new Policy({ backoff: { baseMs: 50, capMs: 500 } }), serverDeduplicates: true });
-const api = ky.create({ prefixUrl: `http://127.0.0.1:${server.address().port}`, fetch, retry: 0, timeout: false });
+const api = ky.create({ prefixUrl: `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}`, fetch, retry: 0, timeout: false });
 const order = await api.post('orders', { json: { item: 'tea', qty: 2 } }).json();
 console.log(`client got order ${order.id}`);
 server.close();

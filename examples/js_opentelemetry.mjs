@@ -35,9 +35,9 @@ const server = createServer((req, res) => {
   res.writeHead(failures-- > 0 ? 503 : 200, { 'content-length': '2' });
   res.end('ok');
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
 try {
-  const url = `http://127.0.0.1:${server.address().port}/stock/tea`;
+  const url = `http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/stock/tea`;
   await trace.getTracer('inventory-app').startActiveSpan('check stock', async (span) => {
     const response = await stoicFetch(url);
     console.log(`status: ${response.status}`);

@@ -17,7 +17,7 @@ const server = createServer(async (req, res) => {
   res.setHeader('content-type', registry.contentType);
   res.end(await registry.metrics());
 });
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+await new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(undefined)));
 
 const failures = [Object.assign(new Error('reset'), { code: 'ECONNRESET' }), Object.assign(new Error('slow'), { code: 'ETIMEDOUT' })];
 const stock = await retry(
@@ -30,7 +30,7 @@ const stock = await retry(
 );
 console.log(`stock: ${stock}`);
 
-const text = await (await fetch(`http://127.0.0.1:${server.address().port}/metrics`)).text();
+const text = await (await fetch(`http://127.0.0.1:${/** @type {import('node:net').AddressInfo} */ (server.address()).port}/metrics`)).text();
 for (const line of text.split('\n')) {
   if (line.startsWith('stoic_retry_total') || line.startsWith('stoic_retry_duration_seconds_count')) console.log(line);
 }

@@ -20,9 +20,10 @@ test-js: js-build ## Node, vector, HTTP, packed-package, browser (Chromium) and 
 	cd $(JS_DIR) && node --test --test-concurrency=1 test/
 
 .PHONY: lint-js
-lint-js: js-build ## tsc --noEmit over the runtime, the tests and the typed example; clippy for wasm32 (full and client builds)
+lint-js: js-build ## tsc --noEmit over the runtime, the tests, the typed example and the integration examples (checkJs); clippy for wasm32 (full and client builds)
 	cd $(JS_DIR) && node_modules/.bin/tsc --noEmit -p tsconfig.json
 	cd $(JS_DIR) && node_modules/.bin/tsc --noEmit -p tsconfig.examples.json
+	cd $(JS_DIR) && node_modules/.bin/tsc --noEmit -p tsconfig.examples-js.json
 	$(CARGO) clippy --locked -p stoic-wasm --target $(WASM_TARGET) -- -D warnings
 	$(CARGO) clippy --locked -p stoic-wasm --target $(WASM_TARGET) --no-default-features -- -D warnings
 
