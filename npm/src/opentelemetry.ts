@@ -49,12 +49,30 @@ import {
 } from '@opentelemetry/api';
 
 import { metricCatalogue } from './catalogue.js';
+import { knownOptions } from './guard.js';
 import type { Policy } from './policy.js';
 import { traceResends } from './tracing.js';
 import type { StoicEvent } from './types.js';
 
 const ENTRY = 'stoic/opentelemetry';
 const RESEND_COUNT = 'http.request.resend_count';
+const OPTIONS = new Set(['meterProvider', 'traces']);
+
+/**
+ * The instrumentations attached to a policy, oldest first, and whether it
+ * measured before the first: measuring stays on, and resends stay marked,
+ * while any of them needs it. Kept on the policy under a global symbol, as
+ * the resend marker is (see tracing.ts).
+ */
+interface Attachments {
+  list: Attached[];
+  measuredBefore: boolean;
+}
+const ATTACHED = Symbol.for('stoic.instrumentations');
+
+function attachments(policy: Policy): Attachments | undefined {
+  return (policy as unknown as Record<symbol, Attachments | undefined>)[ATTACHED];
+}
 
 export interface InstrumentOptions {
   /** Where the instruments are made; the global meter provider by default. */
@@ -72,8 +90,9 @@ export interface Instrumentation {
 
 /**
  * Publishes `policy`'s metrics through `meterProvider` and, with `traces`,
- * its decisions as events on the active span. Instrument a policy once per
- * meter provider.
+ * its decisions as events on the active span. A second instrumentation with
+ * the same meter provider throws `already_instrumented` (it would count every
+ * point twice); several with different ones are independent.
  */
 export function instrument(policy: Policy, options: InstrumentOptions = {}): Instrumentation {
   const given = policy as Partial<Policy> | null;
@@ -83,12 +102,13 @@ export function instrument(policy: Policy, options: InstrumentOptions = {}): Ins
       field: 'policy',
     });
   }
-  if (options === null || typeof options !== 'object') {
-    throw Object.assign(new TypeError('instrument(policy, options): options must be an object'), {
+  if (typeof (options as Partial<MeterProvider> | null)?.getMeter === 'function') {
+    throw Object.assign(new TypeError('instrument(policy, options): pass the meter provider as { meterProvider }'), {
       code: 'wrong_type',
       field: 'options',
     });
   }
+  knownOptions(options, OPTIONS, 'instrument(policy, options)');
   const { meterProvider, traces = true } = options;
   if (meterProvider !== undefined && typeof (meterProvider as Partial<MeterProvider> | null)?.getMeter !== 'function') {
     throw Object.assign(
@@ -102,21 +122,31 @@ export function instrument(policy: Policy, options: InstrumentOptions = {}): Ins
       field: 'traces',
     });
   }
-  return new Attached(policy, meterProvider ?? metrics.getMeterProvider(), traces);
+  const provider = meterProvider ?? metrics.getMeterProvider();
+  if (attachments(policy)?.list.some((a) => a.meterProvider === provider)) {
+    throw Object.assign(
+      new Error(
+        'instrument(policy): this policy is already instrumented with this meter provider (its points would be counted twice); uninstrument() the first',
+      ),
+      { code: 'already_instrumented' },
+    );
+  }
+  return new Attached(policy, provider, traces);
 }
 
 class Attached implements Instrumentation {
   readonly policy: Policy;
+  readonly meterProvider: MeterProvider;
+  readonly traces: boolean;
   readonly #counters = new Map<string, Counter>();
   readonly #histograms = new Map<string, Histogram>();
   readonly #gauges: [ObservableGauge, (result: ObservableResult) => void][] = [];
-  readonly #measuringBefore: boolean;
-  readonly #traces: boolean;
   #unlisten: (() => void) | undefined;
 
   constructor(policy: Policy, provider: MeterProvider, traces: boolean) {
     this.policy = policy;
-    this.#traces = traces;
+    this.meterProvider = provider;
+    this.traces = traces;
     const meter = provider.getMeter('stoic');
     for (const metric of metricCatalogue(ENTRY)) {
       const { otelName: name, unit, description } = metric;
@@ -132,10 +162,14 @@ class Attached implements Instrumentation {
         this.#gauges.push([gauge, observe]);
       }
     }
-    this.#measuringBefore = policy.measuring;
+    let attached = attachments(policy);
+    if (attached === undefined) {
+      attached = { list: [], measuredBefore: policy.measuring };
+      (policy as unknown as Record<symbol, Attachments>)[ATTACHED] = attached;
+    }
+    attached.list.push(this);
     this.#unlisten = policy.listen((event) => this.#onEvent(event));
-    policy.measuring = true;
-    if (traces) traceResends(policy, markResend);
+    settle(policy, attached.list);
   }
 
   /** A gauge's points in the policy's current metrics. */
@@ -144,14 +178,26 @@ class Attached implements Instrumentation {
     for (const point of metric?.points ?? []) result.observe(point.value ?? 0, point.attributes);
   }
 
-  /** A metric point to its instrument, a decision to the active span. */
+  /**
+   * A metric point to its instrument, a decision to the active span.
+   * Telemetry that fails never fails the call it describes: an SDK that
+   * throws loses the point.
+   */
   #onEvent(event: StoicEvent): void {
+    try {
+      this.#record(event);
+    } catch {
+      // Dropped: see above.
+    }
+  }
+
+  #record(event: StoicEvent): void {
     if (event.kind === 'metric') {
       const attributes = event.attributes as unknown as Attributes;
       const counter = this.#counters.get(event.metric);
       if (counter !== undefined) counter.add(event.value, attributes);
       else this.#histograms.get(event.metric)?.record(event.value, attributes);
-    } else if (event.kind === 'decision' && this.#traces) {
+    } else if (event.kind === 'decision' && this.traces) {
       const span = trace.getActiveSpan();
       if (span?.isRecording()) span.addEvent(event.name, event.attributes as unknown as Attributes);
     }
@@ -162,9 +208,27 @@ class Attached implements Instrumentation {
     this.#unlisten();
     this.#unlisten = undefined;
     for (const [gauge, observe] of this.#gauges) gauge.removeCallback(observe);
-    this.policy.measuring = this.#measuringBefore;
-    if (this.#traces) traceResends(this.policy, undefined);
+    const attached = attachments(this.policy);
+    if (attached === undefined) return;
+    attached.list = attached.list.filter((a) => a !== this);
+    try {
+      if (attached.list.length > 0) {
+        settle(this.policy, attached.list);
+      } else {
+        delete (this.policy as unknown as Record<symbol, Attachments | undefined>)[ATTACHED];
+        this.policy.measuring = attached.measuredBefore;
+        traceResends(this.policy, undefined);
+      }
+    } catch {
+      // A policy already freed has nothing left to measure.
+    }
   }
+}
+
+/** Measuring on, and resends marked while one instrumentation traces. */
+function settle(policy: Policy, list: Attached[]): void {
+  policy.measuring = true;
+  traceResends(policy, list.some((a) => a.traces) ? markResend : undefined);
 }
 
 function markResend(resends: number): void {

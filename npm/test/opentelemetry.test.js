@@ -228,18 +228,63 @@ test('the global no-op providers work, and nothing is left queued', async () => 
   assert.equal([...policy.events()].length, 0);
 });
 
+test('two instrumentations stay independent, whichever goes first', async () => {
+  const first = meters();
+  const second = meters();
+  const policy = new Policy({ seed: 7 });
+  const a = instrument(policy, { meterProvider: first.provider, traces: false });
+  const b = instrument(policy, { meterProvider: second.provider });
+  a.uninstrument(); // not the last one added
+  assert.equal(policy.measuring, true);
+  await traffic(policy);
+  assert.equal((await second.points()).get('stoic.calls').reduce((sum, p) => sum + p.value, 0), 3);
+  assert.equal(((await first.points()).get('stoic.calls') ?? []).length, 0);
+  b.uninstrument();
+  assert.equal(policy.measuring, false);
+});
+
+test('the same meter provider twice is refused', () => {
+  const { provider } = meters();
+  const policy = new Policy();
+  instrument(policy, { meterProvider: provider });
+  assert.throws(() => instrument(policy, { meterProvider: provider }), (error) => error.code === 'already_instrumented');
+});
+
+test('a failing meter never fails the call', async () => {
+  const exploding = {
+    getMeter: () => ({
+      createCounter: () => ({
+        add() {
+          throw new Error('add boom');
+        },
+      }),
+      createHistogram: () => ({
+        record() {
+          throw new Error('record boom');
+        },
+      }),
+      createObservableGauge: () => ({ addCallback() {}, removeCallback() {} }),
+    }),
+  };
+  const policy = new Policy({ seed: 7 });
+  instrument(policy, { meterProvider: exploding });
+  await traffic(policy); // succeeds and fails as without telemetry
+});
+
 test('wrong arguments are named', () => {
   const cases = [
-    [['policy'], 'policy'],
-    [[null], 'policy'],
-    [[new Policy(), null], 'options'],
-    [[new Policy(), { meterProvider: {} }], 'meterProvider'],
-    [[new Policy(), { traces: 'yes' }], 'traces'],
+    [['policy'], 'wrong_type', 'policy'],
+    [[null], 'wrong_type', 'policy'],
+    [[new Policy(), null], 'wrong_type', 'options'],
+    [[new Policy(), { meterProvider: {} }], 'wrong_type', 'meterProvider'],
+    [[new Policy(), { traces: 'yes' }], 'wrong_type', 'traces'],
+    [[new Policy(), { meterprovider: {} }], 'unknown_field', 'meterprovider'],
+    [[new Policy(), new MeterProvider()], 'wrong_type', 'options'],
   ];
-  for (const [args, field] of cases) {
+  for (const [args, code, field] of cases) {
     assert.throws(
       () => instrument(...args),
-      (error) => error instanceof TypeError && error.code === 'wrong_type' && error.field === field,
+      (error) => error instanceof TypeError && error.code === code && error.field === field,
       field,
     );
   }

@@ -263,3 +263,38 @@ def test_a_view_drops_the_operation_as_the_readme_says(
     calls = points(reader)["stoic.calls"]
     assert all("operation" not in p.attributes for p in calls)
     assert sum(p.value for p in calls) == 3
+
+
+def test_two_instrumentations_stay_independent(clock: stoic.VirtualClock) -> None:
+    first, second = InMemoryMetricReader(), InMemoryMetricReader()
+    policy = stoic.Policy(seed=7)
+    a = instrument(policy, meter_provider=MeterProvider(metric_readers=[first]), traces=False)
+    b = instrument(policy, meter_provider=MeterProvider(metric_readers=[second]))
+    a.uninstrument()  # not the last one added
+    assert policy.measuring
+    traffic(policy)
+    assert sum(p.value for p in points(second)["stoic.calls"]) == 3
+    assert not points(first).get("stoic.calls")
+    b.uninstrument()
+    assert not policy.measuring
+
+
+def test_the_same_provider_twice_is_refused() -> None:
+    policy = stoic.Policy()
+    provider = MeterProvider()
+    instrument(policy, meter_provider=provider)
+    with pytest.raises(ValueError, match="already instrumented with this meter provider"):
+        instrument(policy, meter_provider=provider)
+
+
+def test_a_failing_meter_never_fails_the_call(clock: stoic.VirtualClock) -> None:
+    class Exploding:
+        def add(self, *args: Any, **kwargs: Any) -> None:
+            raise RuntimeError("add boom")
+
+        record = add
+
+    policy = stoic.Policy(seed=7)
+    instrumentation = instrument(policy, meter_provider=MeterProvider())
+    instrumentation._counters = dict.fromkeys(instrumentation._counters, Exploding())  # type: ignore[misc]
+    traffic(policy)  # succeeds and fails as without telemetry

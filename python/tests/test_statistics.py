@@ -119,5 +119,7 @@ def test_a_variant_shares_the_private_policys_breaker(clock: stoic.VirtualClock)
 
 def test_retry_with_refuses_what_belongs_to_the_policy() -> None:
     fn = flaky(0)
-    with pytest.raises(TypeError, match="breaker"):
+    with pytest.raises(TypeError, match=r"'breaker': it takes .*max_attempts"):
         fn.retry_with(breaker={"cooldown": 5})
+    with pytest.raises(TypeError, match="'nonsense'"):
+        fn.retry_with(nonsense=1)

@@ -38,6 +38,8 @@ or sleep, like ``records=``.
 
 from __future__ import annotations
 
+import contextlib
+import weakref
 from collections.abc import Iterable
 from typing import Any
 
@@ -58,14 +60,20 @@ __all__ = ["Instrumentation", "instrument"]
 
 _RESEND_COUNT = "http.request.resend_count"
 
+#: The instrumentations attached to each policy, oldest first: measuring
+#: stays on, and resends stay marked, while any of them needs it.
+_attached: weakref.WeakKeyDictionary[Policy, list[Instrumentation]] = weakref.WeakKeyDictionary()
+#: Whether each policy measured before its first instrumentation.
+_measured_before: weakref.WeakKeyDictionary[Policy, bool] = weakref.WeakKeyDictionary()
+
 
 class Instrumentation:
     """What ``instrument`` attached to a policy: ``uninstrument()`` takes
     it off again (the instruments stay with their meter, unfed)."""
 
-    def __init__(self, policy: Policy, meter_provider: MeterProvider | None, traces: bool) -> None:
+    def __init__(self, policy: Policy, provider: MeterProvider, traces: bool) -> None:
         self.policy = policy
-        provider = meter_provider if meter_provider is not None else metrics.get_meter_provider()
+        self.meter_provider = provider
         meter = provider.get_meter("stoic", __version__)
         self._counters: dict[str, Counter] = {}
         self._histograms: dict[str, Histogram] = {}
@@ -84,9 +92,8 @@ class Instrumentation:
                 meter.create_observable_gauge(
                     name, [self._gauge(metric["field"])], unit, description
                 )
-        self._traces = traces
+        self.traces = traces
         self._attached = False
-        self._measuring_before = policy.measuring
 
     def _gauge(self, field: str) -> Any:
         """The callback of a gauge: its points in the policy's current
@@ -107,7 +114,12 @@ class Instrumentation:
 
     def _on_event(self, event: dict[str, Any]) -> None:
         """Hands a metric point to its instrument, and a decision to the
-        current span."""
+        current span. Telemetry that fails never fails the call it
+        describes: an SDK that raises loses the point."""
+        with contextlib.suppress(Exception):
+            self._record(event)
+
+    def _record(self, event: dict[str, Any]) -> None:
         kind = event.get("kind")
         if kind == "metric":
             name, attributes = event["metric"], event["attributes"]
@@ -118,30 +130,46 @@ class Instrumentation:
                 histogram = self._histograms.get(name)
                 if histogram is not None:
                     histogram.record(event["value"], attributes)
-        elif kind == "decision" and self._traces:
+        elif kind == "decision" and self.traces:
             span = trace.get_current_span()
             if span.is_recording():
                 span.add_event(event["name"], event["attributes"])
 
     def attach(self) -> None:
-        if self._attached:
-            return
+        attached = _attached.setdefault(self.policy, [])
+        if not attached:
+            _measured_before[self.policy] = self.policy.measuring
+        attached.append(self)
         self._attached = True
         self.policy.listen(self._on_event)
-        self.policy.measuring = True
-        if self._traces:
-            trace_resends(self.policy, _mark_resend)
+        _settle(self.policy, attached)
 
     def uninstrument(self) -> None:
-        """Stops feeding the instruments and the spans; the policy measures
-        again only if it did before."""
+        """Stops feeding this instrumentation's instruments and spans.
+        Measuring stays on while another instrumentation of the policy
+        needs it; after the last, the policy measures only if it did
+        before the first."""
         if not self._attached:
             return
         self._attached = False
-        self.policy.unlisten(self._on_event)
-        self.policy.measuring = self._measuring_before
-        if self._traces:
+        attached = _attached.get(self.policy, [])
+        if self in attached:
+            attached.remove(self)
+        with contextlib.suppress(Exception):  # a policy already closed
+            self.policy.unlisten(self._on_event)
+        if attached:
+            _settle(self.policy, attached)
+        else:
+            _attached.pop(self.policy, None)
+            self.policy.measuring = _measured_before.pop(self.policy, False)
             trace_resends(self.policy, None)
+
+
+def _settle(policy: Policy, attached: list[Instrumentation]) -> None:
+    """Measuring on, and resends marked while one instrumentation traces."""
+    policy.measuring = True
+    traced = any(i.traces for i in attached)
+    trace_resends(policy, _mark_resend if traced else None)
 
 
 def _mark_resend(resends: int) -> None:
@@ -159,7 +187,8 @@ def instrument(
     """Publishes ``policy``'s metrics through ``meter_provider`` (default:
     the global one) and, with ``traces``, its decisions as events on the
     caller's current span. Returns the instrumentation, to
-    ``uninstrument()``. Instrument a policy once per meter provider."""
+    ``uninstrument()``. A second instrumentation with the same meter
+    provider is a ``ValueError`` (it would count every point twice)."""
     if not isinstance(policy, Policy):
         what = "the class itself" if policy is Policy else type(policy).__name__
         raise TypeError(f"instrument(policy): policy must be a stoic.Policy, not {what}")
@@ -170,6 +199,12 @@ def instrument(
         )
     if not isinstance(traces, bool):
         raise TypeError(f"instrument(policy, traces=...): traces must be a bool, not {traces!r}")
-    instrumentation = Instrumentation(policy, meter_provider, traces)
+    provider = meter_provider if meter_provider is not None else metrics.get_meter_provider()
+    if any(i.meter_provider is provider for i in _attached.get(policy, [])):
+        raise ValueError(
+            "instrument(policy): this policy is already instrumented with this meter provider "
+            "(its points would be counted twice); uninstrument() the first"
+        )
+    instrumentation = Instrumentation(policy, provider, traces)
     instrumentation.attach()
     return instrumentation
