@@ -27,6 +27,7 @@ use crate::budget::{BudgetEvent, RetryBudget};
 use crate::event::{Event, EventQueue};
 use crate::record::{BreakerGauge, Metrics, RecordEvent};
 use crate::time::Instant;
+use crate::Config;
 
 /// The scope calls use when they name none.
 pub const DEFAULT_SCOPE: &str = "default";
@@ -68,6 +69,17 @@ pub struct ScopeState {
 }
 
 impl ScopeState {
+    /// A new scope's state under `config`, which the policy validated when
+    /// it was built; `breaker` is whether the scope may have one
+    /// ([`has_breaker`]).
+    pub(crate) fn fresh(config: &Config, breaker: bool) -> ScopeState {
+        ScopeState {
+            breaker: config.breaker.clone().filter(|_| breaker).map(Breaker::new),
+            budget: RetryBudget::new_unchecked(config.budget),
+            metrics: Metrics::new(config.alerts),
+        }
+    }
+
     /// Moves every queued breaker, budget and alert event into `queue`,
     /// updating the breaker gauge and alert levels first.
     pub(crate) fn flush_events(&mut self, name: &str, now: Instant, queue: &mut EventQueue) {

@@ -244,7 +244,10 @@ impl RetryBudget {
         Ok(Self::new_unchecked(config))
     }
 
-    fn new_unchecked(config: RetryBudgetConfig) -> Self {
+    /// Builds from a config already validated (the policy's, checked when
+    /// the policy was built): new scopes start so, without cloning a
+    /// template (a deep clone that weighs kilobytes in the wasm module).
+    pub(crate) fn new_unchecked(config: RetryBudgetConfig) -> Self {
         RetryBudget {
             clamp: MonotonicClamp::new(),
             ratio: config.ratio.map(RatioBudget::new_unchecked),

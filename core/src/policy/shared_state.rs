@@ -8,7 +8,7 @@ use crate::breaker::{Breaker, BreakerState, BreakerStateCode};
 use crate::budget::BudgetStatus;
 use crate::error::InputError;
 use crate::record::MetricsSnapshot;
-use crate::scope::{DEFAULT_SCOPE, OVERFLOW_SCOPE};
+use crate::scope::{ScopeState, DEFAULT_SCOPE, OVERFLOW_SCOPE};
 use crate::state::{LiveState, PolicyState, RestoreReport, STATE_VERSION};
 use crate::time::Instant;
 
@@ -165,10 +165,7 @@ impl Policy {
     pub(super) fn add_scope(&mut self, name: &str) -> usize {
         let index = self.scopes.len();
         self.names.push(name.into());
-        let mut state = self.template.clone();
-        if !crate::scope::has_breaker(name) {
-            state.breaker = None;
-        }
+        let state = ScopeState::fresh(&self.config, crate::scope::has_breaker(name));
         self.scopes.push(state);
         self.index.insert(name.into(), index);
         index
