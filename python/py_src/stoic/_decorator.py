@@ -184,11 +184,14 @@ def retry(
         wrapped.statistics = last.statistics
 
         def retry_with(**changes: Any) -> RetryingFunction[P, T]:
-            unknown = sorted(set(changes) - _RETRY_WITH)
+            # The decorator's own keywords, a call's overrides, and `policy`
+            # (a variant on another policy).
+            takes = {*given, *OVERRIDABLE, "policy"}
+            unknown = sorted(set(changes) - takes)
             if unknown:
                 raise TypeError(
                     f"retry_with() got an unexpected keyword argument {unknown[0]!r}: it takes "
-                    f"{', '.join(sorted(_RETRY_WITH))} (the rest belongs to the policy)"
+                    f"{', '.join(sorted(takes))} (the rest belongs to the policy)"
                 )
             kwargs = {"policy": settings.policy, **given, **changes}
             return cast(RetryingFunction[P, T], retry(target, **kwargs))
@@ -201,27 +204,6 @@ def retry(
             raise TypeError(f"@stoic.retry decorates a function, not {type(fn).__name__}")
         return decorate(fn)
     return decorate
-
-
-#: What ``retry_with`` may change: the decorator's own keywords, a call's
-#: overrides, and ``policy`` (a variant on another policy).
-_RETRY_WITH = frozenset(
-    {
-        "on",
-        "classify",
-        "validate",
-        "operation",
-        "scope",
-        "idempotent",
-        "key",
-        "reraise",
-        "clock",
-        "on_retry",
-        "on_give_up",
-        "policy",
-        *OVERRIDABLE,
-    }
-)
 
 
 def _operation(fn: Callable[..., Any], s: Settings) -> str:

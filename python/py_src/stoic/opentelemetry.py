@@ -41,6 +41,7 @@ from __future__ import annotations
 import contextlib
 import weakref
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from opentelemetry import metrics, trace
@@ -60,11 +61,18 @@ __all__ = ["Instrumentation", "instrument"]
 
 _RESEND_COUNT = "http.request.resend_count"
 
-#: The instrumentations attached to each policy, oldest first: measuring
-#: stays on, and resends stay marked, while any of them needs it.
-_attached: weakref.WeakKeyDictionary[Policy, list[Instrumentation]] = weakref.WeakKeyDictionary()
-#: Whether each policy measured before its first instrumentation.
-_measured_before: weakref.WeakKeyDictionary[Policy, bool] = weakref.WeakKeyDictionary()
+
+@dataclass
+class _Attachments:
+    """A policy's instrumentations, oldest first (measuring stays on, and
+    resends stay marked, while any of them needs it), and whether the
+    policy measured before the first."""
+
+    instrumentations: list[Instrumentation]
+    measured_before: bool
+
+
+_attached: weakref.WeakKeyDictionary[Policy, _Attachments] = weakref.WeakKeyDictionary()
 
 
 class Instrumentation:
@@ -93,14 +101,19 @@ class Instrumentation:
                     name, [self._gauge(metric["field"])], unit, description
                 )
         self.traces = traces
-        self._attached = False
+
+    @property
+    def attached(self) -> bool:
+        """Whether this instrumentation still feeds its instruments."""
+        held = _attached.get(self.policy)
+        return held is not None and self in held.instrumentations
 
     def _gauge(self, field: str) -> Any:
         """The callback of a gauge: its points in the policy's current
         metrics (none once uninstrumented)."""
 
         def observe(_options: CallbackOptions) -> Iterable[Observation]:
-            if not self._attached:
+            if not self.attached:
                 return []
             for metric in metric_catalogue(self.policy.metrics()):
                 if metric["field"] == field:
@@ -135,33 +148,30 @@ class Instrumentation:
             if span.is_recording():
                 span.add_event(event["name"], event["attributes"])
 
-    def attach(self) -> None:
-        attached = _attached.setdefault(self.policy, [])
-        if not attached:
-            _measured_before[self.policy] = self.policy.measuring
-        attached.append(self)
-        self._attached = True
+    def _attach(self) -> None:
+        held = _attached.get(self.policy)
+        if held is None:
+            held = _attached[self.policy] = _Attachments([], self.policy.measuring)
+        held.instrumentations.append(self)
         self.policy.listen(self._on_event)
-        _settle(self.policy, attached)
+        _settle(self.policy, held.instrumentations)
 
     def uninstrument(self) -> None:
         """Stops feeding this instrumentation's instruments and spans.
         Measuring stays on while another instrumentation of the policy
         needs it; after the last, the policy measures only if it did
         before the first."""
-        if not self._attached:
+        held = _attached.get(self.policy)
+        if held is None or self not in held.instrumentations:
             return
-        self._attached = False
-        attached = _attached.get(self.policy, [])
-        if self in attached:
-            attached.remove(self)
+        held.instrumentations.remove(self)
         with contextlib.suppress(Exception):  # a policy already closed
             self.policy.unlisten(self._on_event)
-        if attached:
-            _settle(self.policy, attached)
+        if held.instrumentations:
+            _settle(self.policy, held.instrumentations)
         else:
-            _attached.pop(self.policy, None)
-            self.policy.measuring = _measured_before.pop(self.policy, False)
+            del _attached[self.policy]
+            self.policy.measuring = held.measured_before
             trace_resends(self.policy, None)
 
 
@@ -200,11 +210,12 @@ def instrument(
     if not isinstance(traces, bool):
         raise TypeError(f"instrument(policy, traces=...): traces must be a bool, not {traces!r}")
     provider = meter_provider if meter_provider is not None else metrics.get_meter_provider()
-    if any(i.meter_provider is provider for i in _attached.get(policy, [])):
+    held = _attached.get(policy)
+    if held is not None and any(i.meter_provider is provider for i in held.instrumentations):
         raise ValueError(
             "instrument(policy): this policy is already instrumented with this meter provider "
             "(its points would be counted twice); uninstrument() the first"
         )
     instrumentation = Instrumentation(policy, provider, traces)
-    instrumentation.attach()
+    instrumentation._attach()
     return instrumentation
