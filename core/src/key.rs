@@ -21,7 +21,7 @@ pub use canonical::{canonical_json, canonical_json_distinct, canonical_json_exac
 pub(crate) use canonical::{parse_document, write_string as write_json_string, Json};
 pub use header::{header_value, parse_key_header, KeyHeaderForm};
 pub use number::es6_number;
-pub(crate) use number::float_text;
+pub(crate) use number::{float_text, read_decimal};
 
 /// Hex digits of the argument hash kept in an [`idempotency_key`].
 ///

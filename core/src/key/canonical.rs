@@ -6,7 +6,7 @@
 //! rejecting duplicate member names (I-JSON) instead of keeping the last, and
 //! rejecting unpaired surrogate escapes instead of replacing them.
 
-use super::number::es6_number;
+use super::number::{es6_number, read_decimal};
 use crate::error::{InputError, InputErrorCode};
 
 /// Deepest nesting of arrays and objects `canonical_json` accepts.
@@ -300,11 +300,9 @@ impl Parser<'_> {
             .text
             .get(start..self.pos)
             .ok_or_else(|| self.invalid("number not on a character boundary"))?;
-        // `str::parse::<f64>` rounds correctly for any number of digits, as
-        // ECMAScript's and Python's parsers do.
-        let value: f64 = literal
-            .parse()
-            .map_err(|_| self.invalid("invalid number"))?;
+        // Rounds correctly for any number of digits, as ECMAScript's and
+        // Python's parsers do.
+        let value = read_decimal(literal).ok_or_else(|| self.invalid("invalid number"))?;
         let integer = !literal.contains(['.', 'e', 'E']);
         // A document keeps every number as written: whether it was an
         // integer literal is part of its meaning (a float 1e18 is not a seed).

@@ -6,7 +6,10 @@
 //! string that reads back to the same double, laid out in plain or exponent
 //! form by fixed thresholds.
 
+mod read;
 mod shortest;
+
+pub(crate) use read::read_decimal;
 
 /// Formats `value` exactly as ECMAScript `Number.prototype.toString` (and so
 /// `JSON.stringify`) does; `None` for NaN and the infinities, which JSON

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 
 use crate::error::{ConfigError, ConfigErrorCode};
-use crate::key::Json;
+use crate::key::{read_decimal, Json};
 
 /// One value of a document. Objects keep their keys in order.
 #[derive(Clone, Debug, PartialEq)]
@@ -85,7 +85,7 @@ impl Value {
                 match text.parse::<i128>() {
                     Ok(n) if integer => Value::Int(n),
                     // Correctly rounded, as ECMAScript's and Python's parsers.
-                    _ => Value::Float(text.parse().unwrap_or(f64::NAN)),
+                    _ => Value::Float(read_decimal(text).unwrap_or(f64::NAN)),
                 }
             }
             Json::String(s) => Value::Text(s.clone()),
