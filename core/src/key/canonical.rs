@@ -263,11 +263,15 @@ impl Parser<'_> {
             [a, b] => a.0 == b.0,
             _ => false,
         }) {
-            let name = pair.first().map_or("", |member| member.0.as_str());
+            // Quoted as JSON writes it (not by `Debug`, whose escaping
+            // tables and code the WebAssembly modules would carry for this
+            // one message).
+            let mut name = String::new();
+            write_string(pair.first().map_or("", |member| member.0.as_str()), &mut name);
             return Err(InputError::new(
                 InputErrorCode::DuplicateKey,
                 format!(
-                    "duplicate member name {name:?} in the object ending at byte {}",
+                    "duplicate member name {name} in the object ending at byte {}",
                     self.pos
                 ),
             ));

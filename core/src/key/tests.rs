@@ -177,6 +177,12 @@ fn idempotency_key_hashes_the_canonical_form() {
             .code(),
         InputErrorCode::DuplicateKey
     );
+    // The name is quoted as JSON writes it, control characters escaped.
+    let error = canonical_json("{\"a\\n\":1,\"a\\n\":2}").unwrap_err();
+    assert_eq!(
+        error.message(),
+        "duplicate member name \"a\\n\" in the object ending at byte 17"
+    );
 }
 
 #[test]
