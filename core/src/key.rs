@@ -12,8 +12,9 @@
 mod canonical;
 mod header;
 mod number;
+mod sha256;
 
-use sha2::{Digest, Sha256};
+use sha256::sha256;
 
 use crate::error::InputError;
 
@@ -35,7 +36,7 @@ pub const KEY_HASH_HEX_LEN: usize = 16;
 /// and need the exact same text form.
 #[must_use]
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex_lower(&Sha256::digest(bytes))
+    hex_lower(&sha256(bytes))
 }
 
 fn hex_lower(bytes: &[u8]) -> String {
@@ -64,9 +65,8 @@ fn hex_lower(bytes: &[u8]) -> String {
 /// integers a double cannot hold: pass those as strings).
 pub fn idempotency_key(run_id: &str, step: &str, args_json: &str) -> Result<String, InputError> {
     let canonical = canonical_json_exact(args_json)?;
-    let digest = Sha256::digest(canonical.as_bytes());
-    let digest = digest.as_slice();
-    let hash = hex_lower(digest.get(..KEY_HASH_HEX_LEN / 2).unwrap_or(digest));
+    let digest = sha256(canonical.as_bytes());
+    let hash = hex_lower(digest.get(..KEY_HASH_HEX_LEN / 2).unwrap_or(&digest));
     Ok(format!("{run_id}:{step}:{hash}"))
 }
 

@@ -267,7 +267,10 @@ impl Parser<'_> {
             // tables and code the WebAssembly modules would carry for this
             // one message).
             let mut name = String::new();
-            write_string(pair.first().map_or("", |member| member.0.as_str()), &mut name);
+            write_string(
+                pair.first().map_or("", |member| member.0.as_str()),
+                &mut name,
+            );
             return Err(InputError::new(
                 InputErrorCode::DuplicateKey,
                 format!(
