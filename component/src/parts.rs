@@ -1,7 +1,7 @@
 //! `parts`: the engine's pieces on their own (a breaker, a retry budget,
 //! metrics with alerts, log records), for hosts that compose them.
 
-use std::collections::BTreeMap;
+use stoic_core::SortedMap;
 
 use stoic_core::record::{metric_points, LogOutcome, LogRecord, MetricsSnapshot};
 use stoic_core::schema::{emit, Dialect, Value};
@@ -52,7 +52,7 @@ impl Guest for Engine {
     }
 
     fn metric_catalogue(metrics: Vec<(String, String)>) -> Result<String, InputError> {
-        let mut scopes = BTreeMap::new();
+        let mut scopes = SortedMap::new();
         for (scope, snapshot) in metrics {
             scopes.insert(scope, data::<MetricsSnapshot>(&snapshot)?);
         }

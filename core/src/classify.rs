@@ -8,7 +8,7 @@
 //! when repeating them is harmless: an idempotent method (RFC 9110 §9.2.2) or
 //! an idempotency key the server deduplicates on.
 
-use std::collections::{BTreeMap, BTreeSet};
+use crate::sorted::{SortedMap, SortedSet};
 
 use serde::{Deserialize, Serialize};
 
@@ -207,32 +207,24 @@ pub const DEFAULT_AMBIGUOUS_STATUSES: [u16; 3] = [500, 502, 504];
 pub struct ClassifyConfig {
     /// Status -> class overrides (e.g. `409 -> transient` for an API that
     /// uses 409 for "try again").
-    pub status: BTreeMap<u16, Class>,
+    pub status: SortedMap<u16, Class>,
     /// Network kind -> class overrides.
-    pub network: BTreeMap<NetworkErrorKind, Class>,
+    pub network: SortedMap<NetworkErrorKind, Class>,
     /// Whether ambiguous failures may be retried.
     pub ambiguous: AmbiguousRetry,
     /// Transient statuses that are ambiguous for a call that is not safe to
     /// repeat (neither idempotent nor keyed): the server may have applied
     /// the request before answering. Default: 500, 502, 504.
-    pub ambiguous_status: BTreeSet<u16>,
+    pub ambiguous_status: SortedSet<u16>,
 }
 
 impl Default for ClassifyConfig {
     fn default() -> Self {
         ClassifyConfig {
-            status: BTreeMap::new(),
-            network: BTreeMap::new(),
+            status: SortedMap::new(),
+            network: SortedMap::new(),
             ambiguous: AmbiguousRetry::default(),
-            // Inserted one by one: `collect()` into a B-tree sorts first,
-            // which links a stable sort into every build for four codes.
-            ambiguous_status: DEFAULT_AMBIGUOUS_STATUSES.into_iter().fold(
-                BTreeSet::new(),
-                |mut set, status| {
-                    set.insert(status);
-                    set
-                },
-            ),
+            ambiguous_status: SortedSet::from(DEFAULT_AMBIGUOUS_STATUSES),
         }
     }
 }

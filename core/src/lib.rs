@@ -42,6 +42,7 @@ pub mod scope;
 pub mod serials;
 pub mod server_idempotency;
 mod sort;
+pub mod sorted;
 pub mod state;
 pub mod time;
 
@@ -57,5 +58,6 @@ pub use hints::parse_retry_after;
 pub use key::{canonical_json, idempotency_key, random_key};
 pub use outcome::{Outcome, OutcomeKind};
 pub use policy::Policy;
+pub use sorted::{SortedMap, SortedSet};
 pub use state::{PolicyState, RestoreReport};
 pub use time::{Instant, MonotonicClamp, WallClock};

@@ -16,7 +16,6 @@
 //! The budget is asked last, so a retry refused for any other reason costs
 //! no budget, and a refused retry changes no budget.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::backoff::{Backoff, BackoffSpec};
@@ -38,6 +37,7 @@ use crate::outcome::{Outcome, OutcomeKind};
 use crate::record::{CallOutcome, LogOutcome, Metrics};
 use crate::rng::SplitMix64;
 use crate::scope::ScopeState;
+use crate::sorted::SortedMap;
 use crate::time::{Instant, MonotonicClamp, WallClock};
 
 mod fleet;
@@ -66,7 +66,7 @@ pub struct Policy {
     template: ScopeState,
     names: Vec<Box<str>>,
     scopes: Vec<ScopeState>,
-    index: BTreeMap<Box<str>, usize>,
+    index: SortedMap<Box<str>, usize>,
     events: EventQueue,
     /// The operation name of the last call started: hosts start many calls
     /// of one operation in a row, and reusing its name saves an allocation
@@ -100,7 +100,7 @@ impl Policy {
             template,
             names: Vec::new(),
             scopes: Vec::new(),
-            index: BTreeMap::new(),
+            index: SortedMap::new(),
             events: EventQueue::default(),
             last_operation: None,
             fleet: None,

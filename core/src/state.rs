@@ -14,7 +14,7 @@
 //! `MetricsSnapshot::merge`, `BucketRing::merge`, `RatioBudget::merge` and
 //! `Breaker::merge_window` implement it for each part.
 
-use std::collections::BTreeMap;
+use crate::sorted::SortedMap;
 
 use serde::Serialize;
 
@@ -42,7 +42,7 @@ pub struct PolicyState {
     /// The latest monotonic reading the policy had seen.
     pub latest: Instant,
     /// Scope name -> state.
-    pub scopes: BTreeMap<String, ScopeState>,
+    pub scopes: SortedMap<String, ScopeState>,
 }
 
 impl PolicyState {
@@ -151,7 +151,7 @@ impl Section for PolicyState {
             );
             f.ignore_rest();
         }
-        let mut scopes = BTreeMap::new();
+        let mut scopes = SortedMap::new();
         f.table("scopes", |c, name, value| {
             scopes.insert(name.to_owned(), section::<ScopeState>(c, value));
         });

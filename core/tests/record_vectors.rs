@@ -175,16 +175,16 @@ fn merge_cases() {
 
 #[test]
 fn catalogue_cases() {
-    use std::collections::BTreeMap;
     use stoic_core::record::metric_points;
     use stoic_core::schema::{emit, Dialect};
+    use stoic_core::SortedMap;
 
     let doc = load();
     let cases = doc["catalogue_cases"].as_array().unwrap();
     assert!(!cases.is_empty());
     for case in cases {
         let name = str_of(case, "name");
-        let scopes: BTreeMap<String, MetricsSnapshot> =
+        let scopes: SortedMap<String, MetricsSnapshot> =
             serde_json::from_value(case["metrics"].clone()).unwrap();
         let got: Vec<Value> = metric_points(&scopes)
             .map(|metric| emit(&metric, Dialect::RUST).to_json())

@@ -175,7 +175,7 @@ fn run_scenario(file: &str, scenario: &Value) {
                 let metrics = policy.metrics();
                 check(
                     &context,
-                    &serde_json::to_value(metrics[scope]).unwrap(),
+                    &serde_json::to_value(metrics.get(scope).unwrap()).unwrap(),
                     step,
                 );
             }

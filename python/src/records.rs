@@ -1,8 +1,8 @@
 //! `stoic.parts.Metrics`, `LogRecord` and metrics merging: the record
 //! module of the core on its own.
 
-use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard, PoisonError};
+use stoic_core::SortedMap;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -139,7 +139,7 @@ pub(crate) fn metric_catalogue<'py>(
     py: Python<'py>,
     metrics: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyList>> {
-    let mut scopes = BTreeMap::new();
+    let mut scopes = SortedMap::new();
     for (scope, snapshot) in metrics.into_iter().flatten() {
         let scope: String = scope.extract().map_err(|_| {
             usage_error(

@@ -2,7 +2,7 @@
 //! (`stoic/tools`; a policy writes its records itself), and the metric
 //! catalogue exporters read.
 
-use std::collections::BTreeMap;
+use stoic_core::SortedMap;
 
 use js_sys::{Object, Reflect};
 use stoic_core::record::{metric_points, LogOutcome, LogRecord, MetricsSnapshot};
@@ -71,7 +71,7 @@ pub fn merge_metrics(a: JsValue, b: JsValue) -> Result<JsValue, JsValue> {
 /// `policy.metrics()`, in the units exporters publish (seconds).
 #[wasm_bindgen(js_name = metricCatalogue)]
 pub fn metric_catalogue(metrics: JsValue) -> Result<js_sys::Array, JsValue> {
-    let mut scopes = BTreeMap::new();
+    let mut scopes = SortedMap::new();
     if !metrics.is_null() && !metrics.is_undefined() {
         let object: &Object = metrics.dyn_ref().ok_or_else(|| {
             usage_error(

@@ -1,7 +1,7 @@
 //! The policy's shared state: scopes (each with its breaker, budget and
 //! metrics), what hosts can read of it, and the portable snapshot.
 
-use std::collections::BTreeMap;
+use crate::sorted::SortedMap;
 
 use super::Policy;
 use crate::breaker::{Breaker, BreakerState, BreakerStateCode};
@@ -40,10 +40,8 @@ impl Policy {
 
     /// The metrics of every scope, by name.
     #[must_use]
-    pub fn metrics(&self) -> BTreeMap<String, MetricsSnapshot> {
-        // Inserted one by one: `collect()` into a B-tree sorts first, which
-        // links a stable sort into the module for this alone.
-        let mut metrics = BTreeMap::new();
+    pub fn metrics(&self) -> SortedMap<String, MetricsSnapshot> {
+        let mut metrics = SortedMap::new();
         for (name, scope) in self.names.iter().zip(&self.scopes) {
             metrics.insert(name.to_string(), scope.metrics.snapshot());
         }

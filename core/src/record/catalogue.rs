@@ -9,7 +9,7 @@
 //!
 //! [`MetricsSnapshot`]: super::MetricsSnapshot
 
-use std::collections::BTreeMap;
+use crate::sorted::SortedMap;
 
 use super::metrics::{MetricsSnapshot, RETRY_DURATION_BOUNDS_MS};
 use crate::schema::{Emit, Out, Value};
@@ -187,13 +187,13 @@ pub struct MetricPoints<'a> {
     /// The metric.
     pub spec: &'static MetricSpec,
     /// Each scope's snapshot, as [`crate::Policy::metrics`] gives them.
-    pub scopes: &'a BTreeMap<String, MetricsSnapshot>,
+    pub scopes: &'a SortedMap<String, MetricsSnapshot>,
 }
 
 /// Every metric of the catalogue with its points in `scopes`, in the
 /// catalogue's order.
 pub fn metric_points(
-    scopes: &BTreeMap<String, MetricsSnapshot>,
+    scopes: &SortedMap<String, MetricsSnapshot>,
 ) -> impl Iterator<Item = MetricPoints<'_>> {
     METRICS
         .iter()

@@ -72,7 +72,7 @@ impl Section for ClassifyConfig {
             }
         });
         let ambiguous = f.code("ambiguous", d.ambiguous, &AMBIGUOUS, |a| a.code());
-        let mut statuses = std::collections::BTreeSet::new();
+        let mut statuses = crate::sorted::SortedSet::new();
         let given = f.list("ambiguous_status", |c, item| {
             if let Some(s) = status(c, item) {
                 statuses.insert(s);
