@@ -18,13 +18,17 @@ mkdir -p "$out"
 # The binding instantiates the generic (de)serialization of configs and
 # snapshots itself, so that bulk stays size-first.
 #
-# The browser's client module builds stoic-core size-first too: a page
-# downloads every byte, while a decision is nanoseconds next to the request
-# it decides about. Measured (engine alone in Node, medians of 7 rounds of
-# 100,000): success 276 -> 321 ns, one retry decision 756 -> 810 ns, for
-# 132,880 -> 126,508 bytes gzipped.
+# The browser's client module builds stoic-core for size, at opt-level z: a
+# page downloads every byte, while a decision is nanoseconds next to the
+# request it decides about. Measured: opt-level s instead of 3 took
+# 132,880 -> 126,508 bytes gzipped for success 276 -> 321 ns and a retry
+# decision 756 -> 810 ns (engine alone in Node); z instead of s takes
+# 97,034 -> 91,860 bytes gzipped (the module as it is now) for a hot path
+# 1.21x slower on both (A/B of the two builds in one Node process,
+# bench/js/engine.mjs: about 0.1 us more for a success, 0.25 us for a
+# retry decision).
 core_opt=${STOIC_CORE_OPT_LEVEL:-3}
-client_core_opt=${STOIC_CLIENT_CORE_OPT_LEVEL:-s}
+client_core_opt=${STOIC_CLIENT_CORE_OPT_LEVEL:-z}
 quoted() { case "$1" in [0-3]) echo "$1" ;; *) echo "\"$1\"" ;; esac; }
 
 # build_module NAME TARGET_DIR CORE_OPT [CARGO FEATURE ARGS...]: builds one
