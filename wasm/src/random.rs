@@ -8,8 +8,18 @@ use crate::errors::usage_error;
 /// `N` random bytes.
 pub(crate) fn bytes<const N: usize>() -> Result<[u8; N], JsValue> {
     let mut buffer = [0_u8; N];
-    getrandom::getrandom(&mut buffer)
-        .map_err(|e| usage_error("random_unavailable", &format!("no random source: {e}")))?;
+    // The error's code, not its text: getrandom's `Display` carries every
+    // platform's messages into the module, and in a JS host the one cause is
+    // a missing `crypto.getRandomValues`.
+    getrandom::getrandom(&mut buffer).map_err(|e| {
+        usage_error(
+            "random_unavailable",
+            &format!(
+                "no random source: crypto.getRandomValues is missing or failed (getrandom error {})",
+                e.code()
+            ),
+        )
+    })?;
     Ok(buffer)
 }
 

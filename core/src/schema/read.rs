@@ -14,7 +14,7 @@ use super::check::{Check, Seg};
 use super::codes::code_value;
 use super::dialect::{core_key, KeyCase, TimeUnit};
 use super::suggest::closest;
-use super::value::Value;
+use super::value::{int_text, Value};
 use super::Section;
 use crate::time::Instant;
 
@@ -567,9 +567,9 @@ fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128
     };
     if !(0..=max).contains(&n) {
         let text = if n < 0 {
-            format!("must not be negative, got {n}")
+            format!("must not be negative, got {}", int_text(n))
         } else {
-            format!("is too large, got {n}")
+            format!("is too large, got {}", int_text(n))
         };
         check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
         return None;
