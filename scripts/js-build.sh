@@ -3,6 +3,7 @@
 # wasm-bindgen glue (web target: ES module with initSync / async init), and
 # the TypeScript runtime. Steps whose inputs did not change are skipped.
 set -euo pipefail
+self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
 
 target_dir=${CARGO_TARGET_DIR:-target}
@@ -48,10 +49,11 @@ build_module() {
     --config "profile.release.package.stoic-core.opt-level = $core_level"
   local wasm="$dir/wasm32-unknown-unknown/release/stoic_wasm.wasm"
 
-  # Regenerate when the module's bytes changed (a content check: checkouts
-  # that share a target dir can hand back an older file with an older mtime).
+  # Regenerate when the module's bytes or this script (its flags) changed
+  # (a content check: checkouts that share a target dir can hand back an
+  # older file with an older mtime).
   local sum
-  sum=$(sha256sum "$wasm" | cut -d' ' -f1)
+  sum=$(cat "$wasm" "$self" | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$out/.$name.stamp" 2>/dev/null || true)" = "$sum" ]; then
     return
   fi
@@ -59,7 +61,11 @@ build_module() {
   local tmp
   tmp=$(mktemp -d)
   wasm-bindgen --target web --weak-refs --out-name "$name" --out-dir "$tmp" "$wasm"
-  "$bin/wasm-opt" -Os --strip-debug --strip-producers \
+  # The client module: passes repeated until they stop shrinking it (about
+  # 0.6 % smaller gzipped, for a few seconds more of build).
+  local converge=()
+  if [ "$name" = stoic_client ]; then converge=(--converge); fi
+  "$bin/wasm-opt" -Os "${converge[@]}" --strip-debug --strip-producers \
     --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
     --enable-mutable-globals --enable-reference-types --enable-multivalue \
     "$tmp/${name}_bg.wasm" -o "$tmp/opt.wasm"
