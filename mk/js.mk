@@ -29,6 +29,7 @@ lint-js: js-build ## tsc --noEmit over the runtime, the tests, the typed example
 
 .PHONY: size
 size: js-build ## What the wasm module is made of (by crate, largest functions) and what each entry and a browser app ship, gzipped
+	@scripts/size-named.sh
 	@python3 scripts/size.py
 
 .PHONY: bench-js

@@ -5,6 +5,8 @@
 set -euo pipefail
 self="$(cd "$(dirname "$0")" && pwd)/$(basename "$0")"
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/wasm-opt-flags.sh
+. scripts/wasm-opt-flags.sh
 
 target_dir=${CARGO_TARGET_DIR:-target}
 out=npm/dist/wasm
@@ -49,11 +51,11 @@ build_module() {
     --config "profile.release.package.stoic-core.opt-level = $core_level"
   local wasm="$dir/wasm32-unknown-unknown/release/stoic_wasm.wasm"
 
-  # Regenerate when the module's bytes or this script (its flags) changed
+  # Regenerate when the module's bytes, this script or the flags changed
   # (a content check: checkouts that share a target dir can hand back an
   # older file with an older mtime).
   local sum
-  sum=$(cat "$wasm" "$self" | sha256sum | cut -d' ' -f1)
+  sum=$(cat "$wasm" "$self" scripts/wasm-opt-flags.sh | sha256sum | cut -d' ' -f1)
   if [ "$(cat "$out/.$name.stamp" 2>/dev/null || true)" = "$sum" ]; then
     return
   fi
@@ -61,14 +63,11 @@ build_module() {
   local tmp
   tmp=$(mktemp -d)
   wasm-bindgen --target web --weak-refs --out-name "$name" --out-dir "$tmp" "$wasm"
-  # The client module: passes repeated until they stop shrinking it (about
-  # 0.6 % smaller gzipped, for a few seconds more of build).
-  local converge=()
-  if [ "$name" = stoic_client ]; then converge=(--converge); fi
-  "$bin/wasm-opt" -Os "${converge[@]}" --strip-debug --strip-producers \
-    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
-    --enable-mutable-globals --enable-reference-types --enable-multivalue \
-    "$tmp/${name}_bg.wasm" -o "$tmp/opt.wasm"
+  # Kept for `make size` (scripts/size-named.sh), which optimises a copy
+  # that keeps its names.
+  cp "$tmp/${name}_bg.wasm" "$dir/${name}_bindgen.wasm"
+  # shellcheck disable=SC2046 # the flags are words
+  "$bin/wasm-opt" $(wasm_opt_flags "$name") --strip-debug "$tmp/${name}_bg.wasm" -o "$tmp/opt.wasm"
   mv "$tmp/opt.wasm" "$tmp/${name}_bg.wasm"
   cp "$tmp/$name.js" "$tmp/$name.d.ts" "$tmp/${name}_bg.wasm" "$out"/
   rm -rf "$tmp"

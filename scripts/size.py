@@ -1,14 +1,16 @@
 #!/usr/bin/env python3
 """What the wasm module is made of, and what each package entry ships.
 
-Reads the client build cargo writes (the module the browser entry ships,
-before wasm-bindgen strips its name section) and adds up function-body
-bytes by crate, then lists the largest functions; then prints the gzipped
+Reads the browser's client module as it ships but with its function names
+kept (scripts/size-named.sh: wasm-bindgen, then wasm-opt with the shipped
+flags and `-g`), so the sizes are after wasm-opt, with what it inlined
+counted in the function it went into. Adds up function-body bytes by crate
+and by module, then lists the largest functions; then prints the gzipped
 sizes (level 9) of both shipped modules (full and client), of each entry
 point's JavaScript, of a browser app importing `retry` and `createFetch`,
 bundled and minified by esbuild as an app would be, and of the WebAssembly
 component.
-Run by `make size` after `make js-build`.
+Run by `make size` after `make js-build` and scripts/size-named.sh.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-RAW = ROOT / "target/client/wasm32-unknown-unknown/release/stoic_wasm.wasm"
+RAW = ROOT / "target/client/stoic_client_named.wasm"
 DIST = ROOT / "npm/dist"
 CRATES = (
     "serde_json",
@@ -114,8 +116,18 @@ def function_names(data: bytes, start: int, size: int) -> dict[int, str]:
 
 
 def crate_of(name: str) -> str:
+    # wasm-bindgen's adapters around the exports, with the binding's code
+    # inlined into them: `corepolicy_metrics externref shim`.
+    if name.endswith(" shim") or name.startswith(("corepolicy_", "__wbg", "__wbindgen")):
+        return "exports (wasm-bindgen shims)"
     head = name[:100]
     return next((crate for crate in CRATES if crate in head), "other")
+
+
+def module_of(name: str) -> str:
+    """The function's module path, three segments deep (`stoic_core::schema::read`)."""
+    path = re.sub(r"\[[0-9a-f]{16}\]", "", name).lstrip("<")
+    return "::".join(path.split("::")[:3]).split("<")[0].split(" ")[0]
 
 
 def breakdown(top: int) -> None:
@@ -133,15 +145,23 @@ def breakdown(top: int) -> None:
                 bodies.append((imports + index, here - at + body))
                 at = here + body
     by_crate: Counter[str] = Counter()
+    by_module: Counter[str] = Counter()
     largest = []
     for index, size in bodies:
-        name = names.get(index, f"function {index}")
+        name = re.sub(r"::h[0-9a-f]{16}$", "", names.get(index, f"function {index}"))
         by_crate[crate_of(name)] += size
-        largest.append((size, re.sub(r"17h[0-9a-f]{16}E$", "", name)))
+        by_module[module_of(name)] += size
+        largest.append((size, name))
     total = sum(by_crate.values())
-    print(f"function bodies of {RAW.relative_to(ROOT)}: {total:,} bytes (before wasm-opt)")
+    print(
+        f"function bodies of {RAW.relative_to(ROOT)}: {total:,} bytes "
+        "(after wasm-opt, names kept; raw, not gzipped)"
+    )
     for crate, size in by_crate.most_common():
-        print(f"  {crate:22} {size:9,}  {100 * size / total:5.1f} %")
+        print(f"  {crate:28} {size:9,}  {100 * size / total:5.1f} %")
+    print(f"the {top} largest modules:")
+    for module, size in by_module.most_common(top):
+        print(f"  {size:7,}  {module[:100]}")
     print(f"the {top} largest functions:")
     for size, name in sorted(largest, reverse=True)[:top]:
         print(f"  {size:7,}  {name[:140]}")
@@ -210,7 +230,7 @@ def component() -> None:
 def main() -> None:
     top = int(sys.argv[1]) if len(sys.argv) > 1 else 25
     if not RAW.exists():
-        sys.exit(f"size: {RAW} is missing; run `make js-build` first")
+        sys.exit(f"size: {RAW} is missing; run `make js-build` and scripts/size-named.sh first")
     breakdown(top)
     shipped()
     component()
