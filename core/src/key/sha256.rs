@@ -126,12 +126,7 @@ pub(crate) fn sha256(bytes: &[u8]) -> [u8; 32] {
 fn compress(state: &mut [u32; 8], block: &[u8]) {
     let mut schedule = [0u32; 64];
     for (word, bytes) in schedule.iter_mut().zip(block.chunks_exact(4)) {
-        *word = u32::from_be_bytes([
-            bytes.first().copied().unwrap_or(0),
-            bytes.get(1).copied().unwrap_or(0),
-            bytes.get(2).copied().unwrap_or(0),
-            bytes.get(3).copied().unwrap_or(0),
-        ]);
+        *word = bytes.try_into().map_or(0, u32::from_be_bytes);
     }
     for t in 16..64 {
         let at = |back: usize| schedule.get(t - back).copied().unwrap_or(0);
