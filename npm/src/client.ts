@@ -1,8 +1,9 @@
 /**
  * What a client needs, and all the browser entry ships: `retry`,
- * `createFetch`, `Policy` and its calls, the errors, hints and keys. The
- * browser entry loads the client build of the module, which leaves out the
- * standalone parts, server-side idempotency and policy snapshots; every
+ * `createFetch`, `Policy` and its calls, the errors, hints, random keys and
+ * their header. The browser entry loads the client build of the module,
+ * which leaves out the standalone parts, server-side idempotency, policy
+ * snapshots, canonical JSON and the keys derived from content; every
  * other entry (Node, workerd, inline, init, `stoic/full`) exports those too
  * (`./index.ts`).
  */
@@ -14,10 +15,6 @@ export { ConfigError, InputError, RetryError } from './errors.js';
 export type { ConfigProblem } from './errors.js';
 export { outcomeOfError } from './classify.js';
 export {
-  canonicalJson,
-  canonicalizeJsonText,
-  idempotencyKey,
-  idempotencyKeyFromText,
   keyHeaderValue,
   parseHttpDate,
   parseKeyHeader,

@@ -9,6 +9,7 @@
  * (Node, browser, workerd) loads the module first.
  */
 export * from './client.js';
+export { canonicalJson, canonicalizeJsonText, idempotencyKey, idempotencyKeyFromText } from './canonical.js';
 export {
   Backoff,
   CircuitBreaker,

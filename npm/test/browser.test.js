@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { findChromium, HOW_TO_ENABLE, launch } from '../testlib/chromium.js';
 import { startServer } from '../testlib/server.js';
 import { serveFolder } from '../testlib/static.js';
+import * as node from '../dist/node.js';
 
 const PAGE = `<!doctype html>
 <meta charset="utf-8">
@@ -26,7 +27,8 @@ try {
 }
 </script>`;
 
-// The browser entry ships the client build; `stoic/full` has the rest.
+// The browser entry ships the client build; `stoic/full` has the rest
+// (the standalone parts, snapshots, canonical JSON and content keys).
 const SPLIT_PAGE = `<!doctype html>
 <meta charset="utf-8">
 <script type="importmap">{ "imports": { "stoic": "/pkg/dist/browser.js", "stoic/full": "/pkg/dist/full.js" } }</script>
@@ -39,17 +41,16 @@ try {
   unmeasured.measuring = false; // turning it off is always fine
   let measuring = null;
   try { unmeasured.measuring = true; } catch (e) { measuring = { code: e.code, off: unmeasured.measuring }; }
-  const key = client.idempotencyKey('run', 'step', { a: 1 });
   const full = await import('stoic/full');
   const breaker = new full.CircuitBreaker({});
   const policy = new full.Policy();
   const restored = new full.Policy().restore(policy.snapshot());
   window.__result = {
-    clientHas: ['CircuitBreaker', 'ServerIdempotency', 'Backoff', 'retry', 'createFetch'].filter((n) => n in client),
+    clientHas: ['CircuitBreaker', 'ServerIdempotency', 'Backoff', 'canonicalJson', 'idempotencyKey', 'retry', 'createFetch', 'randomKey'].filter((n) => n in client),
     snapshot,
     measuring,
     fullMeasures: (() => { const p = new full.Policy(); p.measuring = true; return p.measuring; })(),
-    sameKey: key === full.idempotencyKey('run', 'step', { a: 1 }),
+    fullKey: full.idempotencyKey('run', 'step', { a: 1 }),
     breaker: typeof breaker.tryAcquire,
     restored: typeof restored.restored,
   };
@@ -114,13 +115,14 @@ test('Chromium: the browser entry loads the client build, and stoic/full the who
   const { result, errors, fetched } = await runPage('/split');
   assert.deepEqual(errors, []);
   assert.equal(result.error, undefined, result.stack);
-  assert.deepEqual(result.clientHas, ['retry', 'createFetch']);
+  assert.deepEqual(result.clientHas, ['retry', 'createFetch', 'randomKey']);
   assert.equal(result.snapshot.name, 'InputError');
   assert.equal(result.snapshot.code, 'not_in_build');
   assert.match(result.snapshot.message, /stoic\/full/);
   assert.deepEqual(result.measuring, { code: 'not_in_build', off: false });
   assert.equal(result.fullMeasures, true);
-  assert.equal(result.sameKey, true);
+  // The same key as Node's entry derives: one core.
+  assert.equal(result.fullKey, node.idempotencyKey('run', 'step', { a: 1 }));
   assert.equal(result.breaker, 'function');
   assert.equal(result.restored, 'number');
   const modules = fetched.filter((path) => path.endsWith('.wasm'));

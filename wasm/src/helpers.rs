@@ -2,15 +2,12 @@
 
 use stoic_core::hints::{parse_retry_after, server_hint};
 use stoic_core::httpdate::parse_http_date_at;
-use stoic_core::key::{
-    canonical_json, canonical_json_exact, header_value, idempotency_key, parse_key_header,
-    random_key, KeyHeaderForm,
-};
+use stoic_core::key::{header_value, parse_key_header, random_key, KeyHeaderForm};
 use stoic_core::{Class, Method, NetworkErrorKind, WallClock};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::errors::{input_error, usage_error};
+use crate::errors::usage_error;
 use crate::random;
 use crate::text::header_pairs;
 use crate::units::{ms, opt_ms};
@@ -45,25 +42,6 @@ pub fn classes() -> js_sys::Array {
 #[wasm_bindgen(js_name = isIdempotentMethod)]
 pub fn is_idempotent_method(method: &str) -> bool {
     Method::parse(method).is_idempotent()
-}
-
-/// RFC 8785 canonical form of JSON text.
-#[wasm_bindgen(js_name = canonicalJson)]
-pub fn canonical_json_text(text: &str) -> Result<String, JsValue> {
-    canonical_json(text).map_err(|e| input_error(&e))
-}
-
-/// RFC 8785 canonical form of a JavaScript value's JSON text: integers a
-/// double cannot hold exactly are refused (see `canonical_json_exact`).
-#[wasm_bindgen(js_name = canonicalJsonExact)]
-pub fn canonical_json_exact_text(text: &str) -> Result<String, JsValue> {
-    canonical_json_exact(text).map_err(|e| input_error(&e))
-}
-
-/// `{runId}:{step}:{hash of the canonical arguments}`.
-#[wasm_bindgen(js_name = idempotencyKey)]
-pub fn idempotency_key_text(run_id: &str, step: &str, args_json: &str) -> Result<String, JsValue> {
-    idempotency_key(run_id, step, args_json).map_err(|e| input_error(&e))
 }
 
 /// A random UUIDv4 key, from 16 given bytes or from `crypto.getRandomValues`.

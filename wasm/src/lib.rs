@@ -20,8 +20,8 @@
 //! Two builds: the full module (every feature; the Node, workerd, inline and
 //! `stoic/full` entries) and the client module (`--no-default-features`;
 //! the browser entry), which leaves out what a web client does not need so
-//! that it downloads a quarter less: the standalone parts and log/metric
-//! helpers (`tools`), server-side idempotency (`server`), policy
+//! that it downloads half as much: the standalone parts and log/metric
+//! helpers, canonical JSON and content keys (`tools`), server-side idempotency (`server`), policy
 //! snapshots (`snapshot`) and the fleet exchange (`fleet`). The decision
 //! path is the same code in both.
 #![warn(
@@ -44,6 +44,8 @@
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 #[cfg(feature = "tools")]
+mod canonical;
+#[cfg(feature = "tools")]
 mod components;
 #[cfg(any(feature = "tools", feature = "server"))]
 mod data;
@@ -61,10 +63,11 @@ mod units;
 mod value;
 
 #[cfg(feature = "tools")]
+pub use canonical::{canonical_json_exact_text, canonical_json_text, idempotency_key_text};
+#[cfg(feature = "tools")]
 pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
 pub use helpers::{
-    canonical_json_exact_text, canonical_json_text, classes, idempotency_key_text,
-    is_idempotent_method, key_header_value, network_kinds, parse_http_date_value,
+    classes, is_idempotent_method, key_header_value, network_kinds, parse_http_date_value,
     parse_key_header_value, parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
 pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
