@@ -20,7 +20,19 @@ import type { Attempt } from './attempt.js';
 import { resendMarker, type ResendMarker } from './tracing.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
-import { callable, checkOptions, flag, headerName, knownOptions, misplacedOptions, oneOf, type OptionCheck, text } from './guard.js';
+import {
+  callable,
+  checkedOptions,
+  checkOptions,
+  flag,
+  headerName,
+  misplacedOptions,
+  oneOf,
+  type OptionCheck,
+  type OptionSpec,
+  optionSpec,
+  text,
+} from './guard.js';
 import { type GiveUpInfo, type RetryInfo, runCall, type Steps } from './loop.js';
 import { type Policy, policyOption, startNamed } from './policy.js';
 import { defaultPolicy } from './retry.js';
@@ -89,24 +101,8 @@ export interface StoicRequestInit extends RequestInit {
 
 export type StoicFetch = (input: RequestInfo | URL, init?: StoicRequestInit) => Promise<Response>;
 
-const FACTORY_OPTIONS = new Set([
-  'policy',
-  'fetch',
-  'sleep',
-  'keyHeader',
-  'keyForm',
-  'keys',
-  'serverDeduplicates',
-  'stream',
-  'scope',
-  'validate',
-  'onRetry',
-  'onGiveUp',
-  'returnFailedResponses',
-]);
-
-/** The type of each factory option. */
-const FACTORY_CHECKS: Readonly<Record<string, OptionCheck>> = {
+/** Each factory option's check: an option not named here is refused as unknown. */
+const FACTORY_OPTIONS: OptionSpec = optionSpec({
   policy: policyOption,
   fetch: callable,
   sleep: callable,
@@ -120,7 +116,7 @@ const FACTORY_CHECKS: Readonly<Record<string, OptionCheck>> = {
   onRetry: callable,
   onGiveUp: callable,
   returnFailedResponses: flag,
-};
+});
 
 /** The type of each per-request option. */
 const REQUEST_CHECKS: Readonly<Record<string, OptionCheck>> = {
@@ -142,7 +138,7 @@ const REQUEST_INIT = [
 
 /** Names that do nothing in a request's init, and where they belong. */
 const ELSEWHERE = new Map([
-  ...[...FACTORY_OPTIONS].filter((n) => !REQUEST_OPTIONS.includes(n)).map((n): [string, string] => [n, 'is a createFetch() option, not a per-request one']),
+  ...Object.keys(FACTORY_OPTIONS).filter((n) => !REQUEST_OPTIONS.includes(n)).map((n): [string, string] => [n, 'is a createFetch() option, not a per-request one']),
   ['idempotent', 'does not exist: a request is safe to repeat by its method, or with an idempotencyKey or createFetch({ serverDeduplicates: true })'],
   ['maxAttempts', 'belongs to the policy: createFetch({ policy: new Policy({ maxAttempts }) })'],
 ]);
@@ -185,8 +181,7 @@ async function excerpt(response: Response, maxChars: number): Promise<string | u
 }
 
 export function createFetch(options: FetchOptions = {}): StoicFetch {
-  knownOptions(options, FACTORY_OPTIONS, 'createFetch(options)');
-  checkOptions(options, FACTORY_CHECKS);
+  checkedOptions(options, FACTORY_OPTIONS, 'createFetch(options)');
   const keys = options.keys ?? true;
   const serverDeduplicates = options.serverDeduplicates ?? false;
   return async function stoicFetch(input, init = {}) {

@@ -154,6 +154,31 @@ export function knownOptions(options: unknown, known: Set<string>, call: string,
   }
 }
 
+/** Each option a function takes: its check, or null for a value the engine checks itself. */
+export type OptionSpec = Readonly<Record<string, OptionCheck | null>>;
+
+/** An `OptionSpec` without a prototype, so `toString` or `constructor` is an unknown option, not a check. */
+export function optionSpec(spec: Record<string, OptionCheck | null>): OptionSpec {
+  return Object.freeze(Object.assign(Object.create(null) as Record<string, OptionCheck | null>, spec));
+}
+
+/**
+ * `knownOptions` and `checkOptions` in one walk over the keys given (the
+ * hot path of `retry()`, which runs it on every call): an option `spec`
+ * does not name is refused as unknown, and each set option is checked.
+ */
+export function checkedOptions(options: unknown, spec: OptionSpec, call: string, hint = ''): void {
+  if (typeof options !== 'object' || options === null) {
+    throw Object.assign(new TypeError(`${call}: options must be an object`), { code: 'wrong_type', field: 'options' });
+  }
+  for (const name in options) {
+    const check = spec[name];
+    if (check === undefined) knownOptions(options, new Set(Object.keys(spec)), call, hint);
+    const value = (options as Record<string, unknown>)[name];
+    if (value !== undefined && check !== null && check !== undefined) check(value, name);
+  }
+}
+
 /** The edit distance of two short names (for "did you mean"). */
 function distance(a: string, b: string): number {
   const row = Array.from({ length: b.length + 1 }, (_, j) => j);

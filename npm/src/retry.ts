@@ -8,12 +8,12 @@ import { type Attempt, AttemptContext } from './attempt.js';
 import { outcomeOfError } from './classify.js';
 import {
   callable,
-  checkOptions,
+  checkedOptions,
   flag,
   invalidValue,
-  knownOptions,
-  type OptionCheck,
+  type OptionSpec,
   optionalSignal,
+  optionSpec,
   shown,
   text,
 } from './guard.js';
@@ -72,26 +72,14 @@ export function defaultPolicy(): Policy {
   return shared;
 }
 
-const RETRY_OPTIONS = new Set([
-  'policy',
-  'maxAttempts',
-  'backoff',
-  'operation',
-  'scope',
-  'idempotent',
-  'idempotencyKey',
-  'signal',
-  'now',
-  'sleep',
-  'classify',
-  'validate',
-  'onRetry',
-  'onGiveUp',
-]);
-
-/** The type of each option (values the engine checks, such as maxAttempts, pass through). */
-const RETRY_CHECKS: Readonly<Record<string, OptionCheck>> = {
+/**
+ * Each option's check (the values the engine checks, such as maxAttempts,
+ * pass through as null): an option not named here is refused as unknown.
+ */
+const RETRY_OPTIONS: OptionSpec = optionSpec({
   policy: policyOption,
+  maxAttempts: null,
+  backoff: null,
   operation: text,
   scope: text,
   idempotent: flag,
@@ -103,7 +91,7 @@ const RETRY_CHECKS: Readonly<Record<string, OptionCheck>> = {
   validate: callable,
   onRetry: callable,
   onGiveUp: callable,
-};
+});
 
 export function retry<T>(
   fn: (attempt: Attempt) => T | PromiseLike<T>,
@@ -126,8 +114,7 @@ export function retry<T>(
 /** `retry()`'s arguments, checked the same whether retrying is on or off. */
 function checkArguments(fn: unknown, options: object): void {
   callable(fn, 'fn');
-  knownOptions(options, RETRY_OPTIONS, 'retry(fn, options)', '; other engine settings, such as timeouts, go in a Policy');
-  checkOptions(options, RETRY_CHECKS);
+  checkedOptions(options, RETRY_OPTIONS, 'retry(fn, options)', '; other engine settings, such as timeouts, go in a Policy');
 }
 
 /** Retrying off (`setActive(false)`): one attempt, outside the engine. */
