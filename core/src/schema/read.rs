@@ -19,23 +19,12 @@ use super::Section;
 use crate::time::Instant;
 
 /// Reads `value` as the section `T` at the check's current path.
+///
+/// Generic, so instantiated once per section type: the part that does not
+/// depend on `T` (the shape check, the bookkeeping, the unknown-key report)
+/// lives in `Fields::open` and `Fields::finish`, not in every copy.
 pub(crate) fn section<T: Section>(check: &mut Check, value: &Value) -> T {
-    let entries: &[(String, Value)] = match value {
-        Value::Map(entries) => entries,
-        other => {
-            check.fail(
-                ConfigErrorCode::WrongType,
-                format!("expected an object, got {}", other.kind()),
-            );
-            &[]
-        }
-    };
-    let mut fields = Fields {
-        check,
-        entries,
-        used: vec![false; entries.len()],
-        known: Vec::new(),
-    };
+    let mut fields = Fields::open(check, value);
     let item = T::read(&mut fields);
     fields.finish();
     item
@@ -61,7 +50,29 @@ const MAX_EXACT: f64 = 9_007_199_254_740_991.0;
 const U32_MAX: i128 = u32::MAX as i128;
 const U64_MAX: i128 = u64::MAX as i128;
 
-impl<'v> Fields<'v, '_> {
+impl<'v, 'c> Fields<'v, 'c> {
+    /// The fields of `value`, which must be an object (anything else is a
+    /// problem recorded, and reads as an object with no fields).
+    #[inline(never)]
+    fn open(check: &'c mut Check, value: &'v Value) -> Self {
+        let entries: &[(String, Value)] = match value {
+            Value::Map(entries) => entries,
+            other => {
+                check.fail(
+                    ConfigErrorCode::WrongType,
+                    format!("expected an object, got {}", other.kind()),
+                );
+                &[]
+            }
+        };
+        Fields {
+            check,
+            entries,
+            used: vec![false; entries.len()],
+            known: Vec::new(),
+        }
+    }
+
     /// The problems so far (for a section's own shape problems).
     pub fn check(&mut self) -> &mut Check {
         self.check
