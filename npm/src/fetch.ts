@@ -18,6 +18,7 @@
  */
 import type { Attempt } from './attempt.js';
 import { resendMarker, type ResendMarker } from './tracing.js';
+import { refusedCrossOriginHint } from './cors.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
 import {
@@ -252,7 +253,8 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       policy.closed();
       throw error;
     }
-    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy));
+    const refused = refusedCrossOriginHint(url, headers.has(keyHeader) ? keyHeader : undefined);
+    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy), refused);
     const loop = {
       signal,
       sleep: options.sleep,
@@ -283,6 +285,8 @@ class FetchSteps implements Steps<Response> {
     private readonly maxExcerptChars: number,
     /** Marks a resend on the caller's span (`stoic/opentelemetry`), when traced. */
     private readonly markResend: ResendMarker | undefined,
+    /** Added to a failure's detail without a response: a page's cross-origin request the browser may have refused (`cors.ts`). */
+    private readonly refused: string,
   ) {
     this.streams = stream;
   }
@@ -315,7 +319,11 @@ class FetchSteps implements Steps<Response> {
     if (timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
     // The headers arrived, then the body broke off: after sending, for sure.
     if (this.#answered) return { kind: 'network', network: 'reset_after_send', detail: `the body broke off: ${String(thrown)}` };
-    return outcomeOfError(thrown);
+    const outcome = outcomeOfError(thrown);
+    if (this.refused !== '' && outcome.kind === 'network' && outcome.network === 'unknown') {
+      return { ...outcome, detail: `${outcome.detail ?? ''}${this.refused}` };
+    }
+    return outcome;
   }
 
   judge(response: Response): Promise<Outcome> {

@@ -59,12 +59,42 @@ try {
 }
 </script>`;
 
+// A POST to another origin whose API does not allow the key header: the
+// browser refuses it at the preflight, and fetch only says "Failed to
+// fetch". The observation says that a CORS refusal looks the same; a
+// same-origin request that fails alike (a reset) does not get the hint.
+const corsPage = (api) => `<!doctype html>
+<meta charset="utf-8">
+<script type="importmap">{ "imports": { "stoic": "/pkg/dist/browser.js" } }</script>
+<script type="module">
+import { createFetch, RetryError } from 'stoic';
+const fetchWithRetries = createFetch();
+const ended = async (url) => {
+  try { await fetchWithRetries(url, { method: 'POST', body: 'order' }); return { resolved: true }; }
+  catch (e) { return { isRetryError: e instanceof RetryError, code: e.code, attempts: e.attempts, message: e.message }; }
+};
+try {
+  window.__result = { crossOrigin: await ended(${JSON.stringify(api)}), sameOrigin: await ended('/reset') };
+} catch (e) {
+  window.__result = { error: String(e), stack: e.stack };
+}
+</script>`;
+
 const chromiumPath = findChromium();
 const mustRun = process.getuid?.() === 0 || process.env.CI === 'true';
 let server;
+let api;
 
 before(async () => {
+  // Answers the preflight for this origin, without allowing Idempotency-Key.
+  const strict = (req, res) => {
+    const cors = { 'access-control-allow-origin': req.headers.origin ?? '*', 'access-control-allow-methods': 'GET, POST' };
+    res.writeHead(req.method === 'OPTIONS' ? 204 : 200, cors).end(req.method === 'OPTIONS' ? '' : 'ordered');
+  };
+  api = await startServer({ '/orders': [strict] });
   server = await startServer({
+    '/cors': [{ headers: { 'content-type': 'text/html' }, body: corsPage(api.url('/orders')) }],
+    '/reset': ['reset'],
     '/': [{ headers: { 'content-type': 'text/html' }, body: PAGE }],
     '/split': [{ headers: { 'content-type': 'text/html' }, body: SPLIT_PAGE }],
     '/pkg/*': [serveFolder(fileURLToPath(new URL('..', import.meta.url)), '/pkg/')],
@@ -73,7 +103,10 @@ before(async () => {
   });
 });
 
-after(() => server?.close());
+after(async () => {
+  await server?.close();
+  await api?.close();
+});
 
 /** Opens `path` in a fresh Chromium, waits for the page's result: the result, page errors and fetched paths. */
 async function runPage(path) {
@@ -127,4 +160,20 @@ test('Chromium: the browser entry loads the client build, and stoic/full the who
   assert.equal(result.restored, 'number');
   const modules = fetched.filter((path) => path.endsWith('.wasm'));
   assert.deepEqual(modules, ['/pkg/dist/wasm/stoic_client_bg.wasm', '/pkg/dist/wasm/stoic_wasm_bg.wasm']);
+});
+
+test('Chromium: a cross-origin POST the browser refuses says CORS may be why; a same-origin failure does not', { skip: !chromiumPath && !mustRun && HOW_TO_ENABLE }, async () => {
+  const { result, errors } = await runPage('/cors');
+  assert.deepEqual(errors, []);
+  assert.equal(result.error, undefined, result.stack);
+  // Refused at the preflight: the POST was never sent, so nothing to repeat safely.
+  assert.deepEqual(api.requests.map((r) => r.method), ['OPTIONS']);
+  assert.equal(result.crossOrigin.isRetryError, true);
+  assert.equal(result.crossOrigin.code, 'not_idempotent');
+  assert.equal(result.crossOrigin.attempts, 1);
+  assert.match(result.crossOrigin.message, /Failed to fetch; a cross-origin request the browser refused \(CORS\) fails the same way/);
+  assert.match(result.crossOrigin.message, /list Idempotency-Key in Access-Control-Allow-Headers, or pass createFetch\(\{ keys: false \}\)/);
+  assert.equal(result.sameOrigin.code, 'not_idempotent');
+  assert.match(result.sameOrigin.message, /Failed to fetch/);
+  assert.doesNotMatch(result.sameOrigin.message, /CORS/);
 });
