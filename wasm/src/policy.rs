@@ -284,12 +284,17 @@ impl CorePolicy {
 
     /// Frees a call's slot. Closing twice is harmless.
     pub fn close(&mut self, handle: u32) {
-        if let Some(slot) = self.calls.get_mut(handle as usize) {
-            if let Some(mut open) = slot.take() {
+        let CorePolicy {
+            inner, calls, free, ..
+        } = self;
+        if let Some(entry) = calls.get_mut(handle as usize) {
+            if let Some(open) = entry.as_mut() {
                 // An unfinished call gives back its breaker permit and
                 // budget slot (a hook threw, the runtime lost it).
-                self.inner.abandon(&mut open.call);
-                self.free.push(handle);
+                inner.abandon(&mut open.call);
+                // Dropped where it lies, not moved out first.
+                *entry = None;
+                free.push(handle);
             }
         }
     }
@@ -382,17 +387,20 @@ impl CorePolicy {
     /// and its timeout are in the plan area.
     pub fn begin(&mut self, now: f64, idempotent: bool) -> u32 {
         let at = instant(now);
-        let mut call = self
+        let call = self
             .inner
             .start(at, CallSpec::new("").idempotent(idempotent));
-        let admission = self.inner.before_attempt(at, &mut call);
-        let mut slot = Slot {
-            call,
-            admission: None,
-            decision: None,
-        };
-        admit(&mut self.plan, &mut slot, admission);
-        self.insert_slot(slot)
+        // Admitted where it is kept: a call is a few hundred bytes, and each
+        // move of it is a `memory.copy` on the hot path.
+        let handle = self.insert(call);
+        let CorePolicy {
+            inner, calls, plan, ..
+        } = self;
+        if let Some(slot) = open(calls, handle) {
+            let admission = inner.before_attempt(at, &mut slot.call);
+            admit(plan, slot, admission);
+        }
+        handle
     }
 
     /// `onSuccess`, then `close` if that ended the call (the hot path of
