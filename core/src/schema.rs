@@ -19,6 +19,7 @@ mod check;
 mod codes;
 mod dialect;
 mod emit;
+mod integer;
 mod read;
 mod results;
 pub mod sections;

@@ -253,8 +253,8 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       policy.closed();
       throw error;
     }
-    const refused = refusedCrossOriginHint(url, headers.has(keyHeader) ? keyHeader : undefined);
-    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy), refused);
+    const sentKeyHeader = headers.has(keyHeader) ? keyHeader : undefined;
+    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy), sentKeyHeader);
     const loop = {
       signal,
       sleep: options.sleep,
@@ -285,8 +285,8 @@ class FetchSteps implements Steps<Response> {
     private readonly maxExcerptChars: number,
     /** Marks a resend on the caller's span (`stoic/opentelemetry`), when traced. */
     private readonly markResend: ResendMarker | undefined,
-    /** Added to a failure's detail without a response: a page's cross-origin request the browser may have refused (`cors.ts`). */
-    private readonly refused: string,
+    /** The key header's name when the request carries it, for what a refused cross-origin request says (`cors.ts`). */
+    private readonly sentKeyHeader: string | undefined,
   ) {
     this.streams = stream;
   }
@@ -320,10 +320,10 @@ class FetchSteps implements Steps<Response> {
     // The headers arrived, then the body broke off: after sending, for sure.
     if (this.#answered) return { kind: 'network', network: 'reset_after_send', detail: `the body broke off: ${String(thrown)}` };
     const outcome = outcomeOfError(thrown);
-    if (this.refused !== '' && outcome.kind === 'network' && outcome.network === 'unknown') {
-      return { ...outcome, detail: `${outcome.detail ?? ''}${this.refused}` };
-    }
-    return outcome;
+    // Worked out only here, on the failure path: a page's cross-origin request the browser may have refused.
+    if (outcome.kind !== 'network' || outcome.network !== 'unknown') return outcome;
+    const refused = refusedCrossOriginHint(this.url, this.sentKeyHeader);
+    return refused === '' ? outcome : { ...outcome, detail: `${outcome.detail ?? ''}${refused}` };
   }
 
   judge(response: Response): Promise<Outcome> {

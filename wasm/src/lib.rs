@@ -20,10 +20,10 @@
 //! Two builds: the full module (every feature; the Node, workerd, inline and
 //! `stoic/full` entries) and the client module (`--no-default-features`;
 //! the browser entry), which leaves out what a web client does not need so
-//! that it downloads half as much: the standalone parts and log/metric
-//! helpers, canonical JSON and content keys (`tools`), server-side idempotency (`server`), policy
-//! snapshots (`snapshot`) and the fleet exchange (`fleet`). The decision
-//! path is the same code in both.
+//! that it downloads half as much: the standalone parts, log/metric
+//! helpers, canonical JSON and content keys (`tools`), server-side
+//! idempotency (`server`), policy snapshots (`snapshot`) and the fleet
+//! exchange (`fleet`). The decision path is the same code in both.
 #![warn(
     clippy::unwrap_used,
     clippy::expect_used,

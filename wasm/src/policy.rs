@@ -187,15 +187,13 @@ impl CorePolicy {
             .set_wall_clock(instant(now), WallClock::from_unix_millis(ms(wall)));
     }
 
+    /// Keeps a new call in a free slot (or a new one); returns its handle.
     fn insert(&mut self, call: Call) -> u32 {
-        self.insert_slot(Slot {
+        let slot = Slot {
             call,
             admission: None,
             decision: None,
-        })
-    }
-
-    fn insert_slot(&mut self, slot: Slot) -> u32 {
+        };
         if let Some(handle) = self.free.pop() {
             if let Some(free) = self.calls.get_mut(handle as usize) {
                 *free = Some(slot);

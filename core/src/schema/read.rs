@@ -12,9 +12,10 @@ use crate::error::ConfigErrorCode;
 
 use super::check::{Check, Seg};
 use super::codes::code_value;
-use super::dialect::{core_key, KeyCase, TimeUnit};
+use super::dialect::{core_key, TimeUnit};
+use super::integer::integer;
 use super::suggest::closest;
-use super::value::{int_text, Value};
+use super::value::Value;
 use super::Section;
 use crate::time::Instant;
 
@@ -42,9 +43,6 @@ pub struct Fields<'v, 'c> {
     /// The accepted keys, in the caller's spelling, for suggestions.
     known: Vec<String>,
 }
-
-/// The largest whole number a double holds exactly (2^53 - 1).
-const MAX_EXACT: f64 = 9_007_199_254_740_991.0;
 
 /// The largest integer a field may hold, by its type.
 const U32_MAX: i128 = u32::MAX as i128;
@@ -541,64 +539,4 @@ impl<'v, 'c> Fields<'v, 'c> {
             );
         }
     }
-}
-
-/// `value` as an integer in `0..=max`, or the problem recorded at `seg`.
-fn integer(check: &mut Check, seg: Seg, value: &Value, max: i128) -> Option<i128> {
-    let n = match value {
-        Value::Int(n) => *n,
-        Value::Float(f) if f.is_finite() && f.fract() == 0.0 => {
-            // Whole; saturating beyond i128 (far past any field's range).
-            #[allow(clippy::cast_possible_truncation)]
-            let n = *f as i128;
-            n
-        }
-        Value::Float(f) if f.is_finite() => {
-            check.fail_at(
-                seg,
-                ConfigErrorCode::WrongType,
-                format!("expected a whole number, got {}", float_text(*f)),
-            );
-            return None;
-        }
-        // A NaN or an infinity is a number out of any range (as Python
-        // reports it before the schema sees it).
-        Value::Float(_) => {
-            check.fail_at(seg, ConfigErrorCode::OutOfRange, "not a finite number");
-            return None;
-        }
-        other => {
-            check.fail_at(
-                seg,
-                ConfigErrorCode::WrongType,
-                format!("expected a whole number, got {}", other.kind()),
-            );
-            return None;
-        }
-    };
-    if !(0..=max).contains(&n) {
-        let text = if n < 0 {
-            format!("must not be negative, got {}", int_text(n))
-        } else {
-            format!("is too large, got {}", int_text(n))
-        };
-        check.fail_at(seg, ConfigErrorCode::OutOfRange, text);
-        return None;
-    }
-    // In range, but a whole double beyond 2^53 stands for many integers at
-    // once (JS `2 ** 60` is also `2 ** 60 + 1`): refused, as canonical JSON
-    // refuses it.
-    if matches!(value, Value::Float(f) if f.abs() > MAX_EXACT) {
-        let exact = match check.dialect().case {
-            KeyCase::Camel => "a BigInt",
-            KeyCase::Snake => "an int",
-        };
-        check.fail_at(
-            seg,
-            ConfigErrorCode::OutOfRange,
-            format!("is beyond 2^53, where a number is not exact; pass {exact}"),
-        );
-        return None;
-    }
-    Some(n)
 }
