@@ -72,6 +72,13 @@ pub struct Policy {
     /// of one operation in a row, and reusing its name saves an allocation
     /// per call on the hot path.
     last_operation: Option<Arc<str>>,
+    /// The name of every call started without one (most calls), shared so
+    /// that such a call neither allocates nor compares a name.
+    default_operation: Arc<str>,
+    /// The default scope's index once a call has used it: an unnamed call
+    /// finds its scope without a lookup by name (scopes are never removed,
+    /// so an index, once given, stays right).
+    default_scope: Option<usize>,
     /// The fleet exchange, from the first `fleet_export` on
     /// (`policy/fleet.rs`).
     fleet: Option<FleetLink>,
@@ -103,6 +110,8 @@ impl Policy {
             index: SortedMap::new(),
             events: EventQueue::default(),
             last_operation: None,
+            default_operation: Arc::from(crate::scope::DEFAULT_OPERATION),
+            default_scope: None,
             fleet: None,
             #[cfg(feature = "measure")]
             measuring: false,
@@ -140,7 +149,11 @@ impl Policy {
         Call {
             id,
             operation: self.operation_name(spec.operation),
-            scope: self.scope_index(crate::scope::scope_of(spec.scope, spec.operation)),
+            scope: if spec.scope.is_empty() && spec.operation.is_empty() {
+                self.default_scope_index()
+            } else {
+                self.scope_index(crate::scope::scope_of(spec.scope, spec.operation))
+            },
             ticket: None,
             idempotent: spec.idempotent,
             // An empty or overlong key is no key: no server honours it.
@@ -186,11 +199,9 @@ impl Policy {
 
     /// `operation` as a shared name, reusing the last call's if equal.
     fn operation_name(&mut self, operation: &str) -> Arc<str> {
-        let operation = if operation.is_empty() {
-            crate::scope::DEFAULT_OPERATION
-        } else {
-            operation
-        };
+        if operation.is_empty() {
+            return Arc::clone(&self.default_operation);
+        }
         match &self.last_operation {
             Some(last) if **last == *operation => Arc::clone(last),
             _ => {

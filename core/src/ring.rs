@@ -50,7 +50,30 @@ pub struct BucketRing {
     bucket_ms: u64,
     head: u64,
     slots: Vec<Slot>,
+    /// Where the head bucket lies in time, so that an event in it (nearly
+    /// every event: a bucket is seconds wide) finds its slot without the
+    /// two 64-bit divisions `now_ms / bucket_ms` and `index % n`.
+    span: HeadSpan,
 }
+
+/// The milliseconds `[from_ms, to_ms)` of the head bucket and the slot it
+/// lives in; empty (`from_ms == to_ms`) until an event sets it. A cache of
+/// what `head` and `bucket_ms` imply, not part of the ring's value: equal
+/// rings may differ in it, and it is never written to a snapshot.
+#[derive(Clone, Copy, Debug, Default)]
+struct HeadSpan {
+    from_ms: u64,
+    to_ms: u64,
+    position: usize,
+}
+
+impl PartialEq for HeadSpan {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for HeadSpan {}
 
 /// The unchecked wire form, validated into a [`BucketRing`] on deserialization.
 struct RawRing {
@@ -88,6 +111,7 @@ impl TryFrom<RawRing> for BucketRing {
             bucket_ms: raw.bucket_ms,
             head: raw.head,
             slots: raw.slots,
+            span: HeadSpan::default(),
         })
     }
 }
@@ -145,6 +169,7 @@ impl BucketRing {
             bucket_ms: bucket_ms.max(1),
             head: 0,
             slots: vec![Slot::default(); n as usize],
+            span: HeadSpan::default(),
         }
     }
 
@@ -178,7 +203,19 @@ impl BucketRing {
 
     /// The current bucket index for `now`: never older than `head`.
     fn current(&self, now: Instant) -> u64 {
-        (now.as_millis() / self.bucket_ms).max(self.head)
+        self.bucket_of(now).max(self.head)
+    }
+
+    /// The absolute index of the bucket holding `now` (`now_ms /
+    /// bucket_ms`), without dividing when `now` falls in the head bucket.
+    #[must_use]
+    pub fn bucket_of(&self, now: Instant) -> u64 {
+        let ms = now.as_millis();
+        if ms >= self.span.from_ms && ms < self.span.to_ms {
+            self.head
+        } else {
+            ms / self.bucket_ms
+        }
     }
 
     /// Whether absolute bucket `index` lies in the window ending at bucket `current`.
@@ -188,16 +225,38 @@ impl BucketRing {
 
     /// Counts `n` events at `now` (saturating).
     pub fn add(&mut self, now: Instant, n: u64) {
-        let current = self.current(now);
-        self.head = current;
-        self.add_at(current, n);
+        let ms = now.as_millis();
+        let span = self.span;
+        let (index, position) = if ms >= span.from_ms && ms < span.to_ms {
+            (self.head, span.position)
+        } else {
+            let bucket = ms / self.bucket_ms;
+            let index = bucket.max(self.head);
+            let position = (index % self.len()) as usize;
+            if index == bucket {
+                // `bucket * bucket_ms <= ms`: the product cannot overflow.
+                let from_ms = bucket.wrapping_mul(self.bucket_ms);
+                self.span = HeadSpan {
+                    from_ms,
+                    to_ms: from_ms.saturating_add(self.bucket_ms),
+                    position,
+                };
+            }
+            (index, position)
+        };
+        self.head = index;
+        self.add_in(position, index, n);
     }
 
     /// Adds `n` to absolute bucket `index`, recycling its slot if the slot
     /// holds an older bucket. Callers guarantee `index` is in the window.
     fn add_at(&mut self, index: u64, n: u64) {
-        let len = self.len();
-        if let Some(slot) = self.slots.get_mut((index % len) as usize) {
+        self.add_in((index % self.len()) as usize, index, n);
+    }
+
+    /// [`Self::add_at`] with the slot `index % n` already worked out.
+    fn add_in(&mut self, position: usize, index: u64, n: u64) {
+        if let Some(slot) = self.slots.get_mut(position) {
             if slot.index != index {
                 *slot = Slot { index, count: 0 };
             }
@@ -238,6 +297,8 @@ impl BucketRing {
             u64::try_from(start_ms / u128::from(to_ms)).unwrap_or(u64::MAX)
         };
         let head = self.head.max(rebase(other.head));
+        // The head may move and counts go: the cache is worked out afresh.
+        self.span = HeadSpan::default();
         for slot in &mut self.slots {
             if head.saturating_sub(slot.index) >= len {
                 slot.count = 0;
@@ -254,123 +315,4 @@ impl BucketRing {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn at(ms: u64) -> Instant {
-        Instant::from_millis(ms)
-    }
-
-    #[test]
-    fn counts_expire_bucket_by_bucket() {
-        let mut ring = BucketRing::new(1000, 3);
-        ring.add(at(0), 1);
-        ring.add(at(999), 1);
-        ring.add(at(1500), 5);
-        assert_eq!(ring.total(at(2999)), 7);
-        // Bucket 0 leaves the window when bucket 3 starts.
-        assert_eq!(ring.total(at(3000)), 5);
-        assert_eq!(ring.total(at(3999)), 5);
-        assert_eq!(ring.total(at(4000)), 0);
-        assert_eq!(ring.window_ms(), 3000);
-    }
-
-    #[test]
-    fn recycled_slot_forgets_old_bucket() {
-        let mut ring = BucketRing::new(10, 2);
-        ring.add(at(0), 4); // bucket 0, slot 0
-        ring.add(at(20), 1); // bucket 2, slot 0 again
-        assert_eq!(ring.total(at(20)), 1);
-        assert_eq!(ring.live_buckets(at(20)), vec![(2, 1)]);
-    }
-
-    #[test]
-    fn backwards_time_counts_in_newest_bucket() {
-        let mut ring = BucketRing::new(10, 2);
-        ring.add(at(50), 1); // bucket 5
-        ring.add(at(0), 1); // clamped to bucket 5, must not recycle anything
-        assert_eq!(ring.live_buckets(at(0)), vec![(5, 2)]);
-        assert_eq!(ring.head(), 5);
-    }
-
-    #[test]
-    fn counts_saturate() {
-        let mut ring = BucketRing::new(10, 2);
-        ring.add(at(0), u64::MAX);
-        ring.add(at(0), 1);
-        ring.add(at(10), u64::MAX);
-        assert_eq!(ring.total(at(10)), u64::MAX);
-    }
-
-    #[test]
-    fn extreme_times_do_not_overflow() {
-        let mut ring = BucketRing::new(1, MAX_BUCKETS);
-        ring.add(at(u64::MAX), 3);
-        assert_eq!(ring.total(at(u64::MAX)), 3);
-        assert_eq!(ring.total(at(0)), 3);
-        let mut other = BucketRing::new(u64::MAX, 1);
-        other.add(at(u64::MAX), 1);
-        ring.merge(&other);
-        other.merge(&ring);
-    }
-
-    #[test]
-    fn constructor_clamps_geometry() {
-        let ring = BucketRing::new(0, 0);
-        assert_eq!((ring.bucket_ms(), ring.buckets()), (1, 1));
-        let ring = BucketRing::new(5, u32::MAX);
-        assert_eq!(ring.buckets(), MAX_BUCKETS);
-    }
-
-    #[test]
-    fn merge_sums_per_bucket_and_drops_outside_newer_window() {
-        let mut a = BucketRing::new(1000, 3);
-        a.add(at(0), 1); // bucket 0
-        a.add(at(1000), 2); // bucket 1
-        let mut b = BucketRing::new(1000, 3);
-        b.add(at(1500), 10); // bucket 1
-        b.add(at(3000), 20); // bucket 3: b's window is buckets 1..=3
-        a.merge(&b);
-        assert_eq!(a.head(), 3);
-        assert_eq!(a.live_buckets(at(3000)), vec![(1, 12), (3, 20)]);
-        // Merging the other way gives the same counts.
-        let mut a2 = BucketRing::new(1000, 3);
-        a2.add(at(0), 1);
-        a2.add(at(1000), 2);
-        b.merge(&a2);
-        assert_eq!(b.live_buckets(at(3000)), vec![(1, 12), (3, 20)]);
-    }
-
-    #[test]
-    fn merge_rebuckets_other_geometry_by_start_time() {
-        let mut coarse = BucketRing::new(1000, 2);
-        let mut fine = BucketRing::new(250, 8);
-        fine.add(at(0), 1);
-        fine.add(at(300), 1);
-        fine.add(at(1200), 4);
-        coarse.merge(&fine);
-        assert_eq!(coarse.live_buckets(at(1200)), vec![(0, 2), (1, 4)]);
-    }
-
-    #[test]
-    fn serde_round_trip_and_rejects_bad_snapshots() {
-        let mut ring = BucketRing::new(100, 4);
-        ring.add(at(50), 2);
-        ring.add(at(250), 3);
-        let json = crate::state::write_snapshot(&ring);
-        let back: BucketRing = crate::state::read_snapshot(&json).unwrap();
-        assert_eq!(back, ring);
-        let bad = [
-            r#"{"bucket_ms":0,"head":0,"slots":[{"index":0,"count":0}]}"#,
-            r#"{"bucket_ms":1,"head":0,"slots":[]}"#,
-            r#"{"bucket_ms":1,"head":0,"slots":[{"index":5,"count":1}]}"#,
-            r#"{"bucket_ms":1,"head":9,"slots":[{"index":0,"count":0},{"index":2,"count":1}]}"#,
-        ];
-        for text in bad {
-            assert!(
-                crate::state::read_snapshot::<BucketRing>(text).is_err(),
-                "{text}"
-            );
-        }
-    }
-}
+mod tests;

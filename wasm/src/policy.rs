@@ -374,7 +374,7 @@ impl CorePolicy {
     /// unbounded), then the last decision's delay (ms, -1: not a retry), lie
     /// in the module's memory, as three `f64`: the host reads them right
     /// after `beforeAttempt`, `begin` or an outcome (before running any
-    /// callback) instead of calling `planTimeoutMs` or `delayMs`.
+    /// callback) instead of calling `admission` or `delayMs`.
     #[wasm_bindgen(js_name = planArea)]
     pub fn plan_area(&self) -> u32 {
         u32::try_from(self.plan.as_ptr() as usize).unwrap_or(0)
@@ -409,34 +409,6 @@ impl CorePolicy {
             self.close(handle);
         }
         kind
-    }
-
-    fn plan_value(&self, handle: u32, pick: fn(&stoic_core::AttemptPlan) -> Option<u64>) -> f64 {
-        match self.calls.get(handle as usize).and_then(Option::as_ref) {
-            Some(Slot {
-                admission: Some(Admission::Proceed(plan)),
-                ..
-            }) => opt_ms(pick(plan)),
-            _ => -1.0,
-        }
-    }
-
-    /// The call's last admitted attempt's timeout in ms, -1 if unbounded.
-    #[wasm_bindgen(js_name = planTimeoutMs)]
-    pub fn plan_timeout_ms(&self, handle: u32) -> f64 {
-        self.plan_value(handle, |p| p.timeout_ms)
-    }
-
-    /// The call's last admitted attempt's connect timeout in ms, -1 if unbounded.
-    #[wasm_bindgen(js_name = planConnectTimeoutMs)]
-    pub fn plan_connect_timeout_ms(&self, handle: u32) -> f64 {
-        self.plan_value(handle, |p| p.connect_timeout_ms)
-    }
-
-    /// Time left before the call's deadline at its last admission, -1 if none.
-    #[wasm_bindgen(js_name = planRemainingMs)]
-    pub fn plan_remaining_ms(&self, handle: u32) -> f64 {
-        self.plan_value(handle, |p| p.remaining_ms)
     }
 
     /// The call's last admission as an object (`{kind: "proceed", attempt,

@@ -160,6 +160,16 @@ impl Policy {
         }
     }
 
+    /// [`Self::scope_index`] of the default scope, looked up once.
+    pub(super) fn default_scope_index(&mut self) -> usize {
+        if let Some(index) = self.default_scope {
+            return index;
+        }
+        let index = self.scope_index(DEFAULT_SCOPE);
+        self.default_scope = Some(index);
+        index
+    }
+
     pub(super) fn add_scope(&mut self, name: &str) -> usize {
         let index = self.scopes.len();
         self.names.push(name.into());

@@ -77,7 +77,7 @@ impl Window {
 
     /// The absolute index of the bucket holding `now`.
     pub(crate) fn bucket(&self, now: Instant) -> u64 {
-        now.as_millis() / self.attempts.bucket_ms()
+        self.attempts.bucket_of(now)
     }
 
     /// The counts of the window ending at `now`.
