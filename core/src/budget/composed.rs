@@ -351,11 +351,10 @@ impl RetryBudget {
     pub fn try_retry(&mut self, now: Instant, kind: RetryCost) -> Result<RetryTicket, Refusal> {
         // Not recorded yet: a refusal must leave every budget as it was.
         let now = now.max(self.clamp.latest());
+        // The ratio budget's answer, charged below as it was given.
+        let ratio_grant = self.ratio.as_ref().map(|ratio| ratio.grant(now));
         let verdicts = [
-            (
-                BudgetKind::Ratio,
-                self.ratio.as_ref().map(|ratio| ratio.can_withdraw(now)),
-            ),
+            (BudgetKind::Ratio, ratio_grant.map(Withdrawal::granted)),
             (
                 BudgetKind::RunCap,
                 self.run_cap.as_ref().map(RunCap::can_withdraw),
@@ -384,8 +383,14 @@ impl RetryBudget {
         }
         let now = self.clamp.observe(now);
         // Every check passed, so every charge below succeeds.
-        let floor_slot = match self.ratio.as_mut().map(|ratio| ratio.try_withdraw(now)) {
-            Some(Withdrawal::Floor(slot)) => Some(slot),
+        let floor_slot = match (self.ratio.as_mut(), ratio_grant) {
+            (Some(ratio), Some(grant)) => {
+                ratio.take(now, grant);
+                match grant {
+                    Withdrawal::Floor(slot) => Some(slot),
+                    Withdrawal::Ratio | Withdrawal::Refused => None,
+                }
+            }
             _ => None,
         };
         if let Some(cap) = &mut self.run_cap {

@@ -245,8 +245,22 @@ impl RatioBudget {
     /// Whether a retry at `now` would be allowed, without taking it.
     #[must_use]
     pub fn can_withdraw(&self, now: Instant) -> bool {
-        let now = self.effective(now);
-        self.within_window(now) || self.floor_slot_free(now)
+        self.grant(now).granted()
+    }
+
+    /// How a retry at `now` would be granted, without taking it: what
+    /// [`RatioBudget::take`] then charges, so that a caller asking first
+    /// (every budget must agree before any is charged) counts the window
+    /// once, not twice.
+    pub fn grant(&self, now: Instant) -> Withdrawal {
+        let effective = self.effective(now);
+        if self.within_window(effective) {
+            Withdrawal::Ratio
+        } else if self.floor_slot_free(effective) {
+            Withdrawal::Floor(effective)
+        } else {
+            Withdrawal::Refused
+        }
     }
 
     fn within_window(&self, now: Instant) -> bool {
@@ -268,14 +282,17 @@ impl RatioBudget {
     /// Every granted retry counts in the window; one granted on the floor
     /// holds a slot until [`RatioBudget::release`].
     pub fn try_withdraw(&mut self, now: Instant) -> Withdrawal {
-        let effective = self.effective(now);
-        let grant = if self.within_window(effective) {
-            Withdrawal::Ratio
-        } else if self.floor_slot_free(effective) {
-            Withdrawal::Floor(effective)
-        } else {
-            return Withdrawal::Refused;
-        };
+        let grant = self.grant(now);
+        self.take(now, grant);
+        grant
+    }
+
+    /// Charges `grant`, what [`RatioBudget::grant`] answered at this `now`
+    /// (a refusal charges nothing).
+    pub fn take(&mut self, now: Instant, grant: Withdrawal) {
+        if grant == Withdrawal::Refused {
+            return;
+        }
         let now = self.clamp.observe(now);
         self.retries.add(now, 1);
         if let Withdrawal::Floor(at) = grant {
@@ -284,7 +301,6 @@ impl RatioBudget {
                 .retain(|slot| now.saturating_since(*slot) < window);
             self.floor_slots.push(at);
         }
-        grant
     }
 
     /// Frees the floor slot granted at `at` (the retry's attempt ended, or
@@ -345,15 +361,12 @@ impl RatioBudget {
     /// `floor(ratio * requests + min_retries_per_sec * window_s)`, exactly.
     #[must_use]
     pub fn max_retries_in_window(&self, now: Instant) -> u64 {
-        let requests = u128::from(self.requests_in_window(now));
-        let ratio_milli = u128::from(to_milli(self.config.ratio));
-        let floor_milli = u128::from(to_milli(self.config.min_retries_per_sec));
-        // Units of a millionth of a retry; u128 holds u64::MAX * 10^9 easily.
-        let allowance = ratio_milli
-            .saturating_mul(1000)
-            .saturating_mul(requests)
-            .saturating_add(floor_milli.saturating_mul(u128::from(self.config.window_ms)));
-        u64::try_from(allowance / 1_000_000).unwrap_or(u64::MAX)
+        allowance(
+            self.requests_in_window(now),
+            to_milli(self.config.ratio),
+            to_milli(self.config.min_retries_per_sec),
+            self.config.window_ms,
+        )
     }
 
     /// Merges a snapshot of the same scope taken by another observer: both
@@ -373,9 +386,71 @@ impl RatioBudget {
     }
 }
 
+/// `floor((ratio_milli * requests) / 1000 + (floor_milli * window_ms) /
+/// 10^6)` retries, exactly, in units of a millionth of a retry.
+///
+/// Every validated config and any realistic count keep both products
+/// below 2^62, where 64-bit arithmetic is exact: that path runs on every
+/// retry. Beyond it, u128 holds `u64::MAX * 10^9` easily; in wasm its
+/// multiplications and division are library calls (`__multi3`,
+/// `__udivti3`), a sixth of a retry decision when they ran every time.
+fn allowance(requests: u64, ratio_milli: u64, floor_milli: u64, window_ms: u64) -> u64 {
+    const BELOW_2_31: u64 = 1 << 31;
+    // `ratio_milli * 1000 < 2^31` and each factor below 2^31: each product
+    // is below 2^62, so neither they nor their sum can wrap.
+    if ratio_milli < (1 << 21)
+        && requests < BELOW_2_31
+        && floor_milli < BELOW_2_31
+        && window_ms < BELOW_2_31
+    {
+        let micro = ratio_milli
+            .wrapping_mul(1000)
+            .wrapping_mul(requests)
+            .wrapping_add(floor_milli.wrapping_mul(window_ms));
+        return micro / 1_000_000;
+    }
+    let micro = u128::from(ratio_milli)
+        .saturating_mul(1000)
+        .saturating_mul(u128::from(requests))
+        .saturating_add(u128::from(floor_milli).saturating_mul(u128::from(window_ms)));
+    u64::try_from(micro / 1_000_000).unwrap_or(u64::MAX)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The reference: the allowance in u128, always.
+    fn wide_allowance(requests: u64, ratio_milli: u64, floor_milli: u64, window_ms: u64) -> u64 {
+        let micro = u128::from(ratio_milli)
+            .saturating_mul(1000)
+            .saturating_mul(u128::from(requests))
+            .saturating_add(u128::from(floor_milli).saturating_mul(u128::from(window_ms)));
+        u64::try_from(micro / 1_000_000).unwrap_or(u64::MAX)
+    }
+
+    /// A value near 2^bits: below, at or above the 64-bit path's bounds.
+    fn around(bits: u32) -> impl proptest::strategy::Strategy<Value = u64> {
+        let edge = 1u64 << bits;
+        proptest::prop_oneof![0..edge, (edge - 3)..(edge + 3), proptest::num::u64::ANY,]
+    }
+
+    proptest::proptest! {
+        /// The 64-bit path gives the u128 answer wherever it is taken, and
+        /// the wide path beyond it.
+        #[test]
+        fn allowance_is_exact(
+            requests in around(31),
+            ratio_milli in around(21),
+            floor_milli in around(31),
+            window_ms in around(31),
+        ) {
+            proptest::prop_assert_eq!(
+                allowance(requests, ratio_milli, floor_milli, window_ms),
+                wide_allowance(requests, ratio_milli, floor_milli, window_ms)
+            );
+        }
+    }
 
     fn at(ms: u64) -> Instant {
         Instant::from_millis(ms)
