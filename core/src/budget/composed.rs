@@ -375,7 +375,11 @@ impl RetryBudget {
                     refusal = refusal.or(Some(Refusal { budget }));
                     self.report_exhausted(budget, now);
                 }
-                Some(true) | None => self.exhausted.retain(|kind| *kind != budget),
+                // Nearly always empty: no walk unless a budget reported.
+                Some(true) | None if !self.exhausted.is_empty() => {
+                    self.exhausted.retain(|kind| *kind != budget);
+                }
+                Some(true) | None => {}
             }
         }
         if let Some(refusal) = refusal {
