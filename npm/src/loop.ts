@@ -83,13 +83,10 @@ async function giveUp(
   response: Response | undefined,
   options: LoopOptions,
 ): Promise<RetryError> {
-  await hook(options.onGiveUp?.({ decision, attempt, error, response }));
-  return new RetryError(decision, error, response);
-}
-
-/** Awaits what a hook returned, if it is a promise: a hook that rejects ends the call with its error, never unhandled. */
-async function hook(returned: unknown): Promise<void> {
+  const returned = options.onGiveUp?.({ decision, attempt, error, response });
+  // A hook that rejects ends the call with its error, never unhandled.
   if (isThenable(returned)) await returned;
+  return new RetryError(decision, error, response);
 }
 
 /**
@@ -172,7 +169,11 @@ export async function runCall<V>(
         throw stop;
       }
       const delay = plan.delayMs;
-      await hook(options.onRetry?.({ decision: decision as Retry, attempt, error, response }));
+      // Awaited only when it returned a promise: no extra turn per retry
+      // for a hook that returns nothing, or for no hook (a rejection ends
+      // the call with its error, never unhandled).
+      const returned = options.onRetry?.({ decision: decision as Retry, attempt, error, response });
+      if (isThenable(returned)) await returned;
       if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {
