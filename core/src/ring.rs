@@ -67,6 +67,13 @@ struct HeadSpan {
     position: usize,
 }
 
+impl HeadSpan {
+    /// Whether reading `ms` falls in the head bucket.
+    const fn holds(&self, ms: u64) -> bool {
+        ms >= self.from_ms && ms < self.to_ms
+    }
+}
+
 impl PartialEq for HeadSpan {
     fn eq(&self, _: &Self) -> bool {
         true
@@ -211,7 +218,7 @@ impl BucketRing {
     #[must_use]
     pub fn bucket_of(&self, now: Instant) -> u64 {
         let ms = now.as_millis();
-        if ms >= self.span.from_ms && ms < self.span.to_ms {
+        if self.span.holds(ms) {
             self.head
         } else {
             ms / self.bucket_ms
@@ -227,7 +234,7 @@ impl BucketRing {
     pub fn add(&mut self, now: Instant, n: u64) {
         let ms = now.as_millis();
         let span = self.span;
-        let (index, position) = if ms >= span.from_ms && ms < span.to_ms {
+        let (index, position) = if span.holds(ms) {
             (self.head, span.position)
         } else {
             let bucket = ms / self.bucket_ms;
