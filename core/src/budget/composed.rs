@@ -375,11 +375,7 @@ impl RetryBudget {
                     refusal = refusal.or(Some(Refusal { budget }));
                     self.report_exhausted(budget, now);
                 }
-                // Nearly always empty: no walk unless a budget reported.
-                Some(true) | None if !self.exhausted.is_empty() => {
-                    self.exhausted.retain(|kind| *kind != budget);
-                }
-                Some(true) | None => {}
+                Some(true) | None => self.exhausted.retain(|kind| *kind != budget),
             }
         }
         if let Some(refusal) = refusal {
