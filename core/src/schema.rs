@@ -28,7 +28,7 @@ mod value;
 mod write;
 
 pub use check::{Check, Seg};
-pub use codes::{code_value, not_one_of, quoted};
+pub use codes::{code_value, listed, not_one_of, quoted};
 pub use dialect::{camel, Dialect, KeyCase, TimeUnit};
 pub use emit::{emit, Emit};
 pub use read::Fields;

@@ -127,17 +127,16 @@ impl CorePolicy {
             scope_at.saturating_add(step(scope_len)),
             key_len,
         );
-        let mut spec = CallSpec::new(&operation)
-            .in_scope(&scope)
+        let mut spec = CallSpec::new(operation)
+            .in_scope(scope)
             .idempotent(idempotent);
-        if let Some(key) = key.as_deref() {
+        if let Some(key) = key {
             spec = spec.with_key(key);
         }
         if let Some(overrides) = overrides {
             spec = spec.with_overrides(overrides);
         }
         let call = self.inner.start(instant(now), spec);
-        drop((operation, scope, key));
         self.insert(call)
     }
 }
@@ -433,7 +432,7 @@ impl CorePolicy {
             ..
         } = self;
         let detail = text_at(text, 0, detail_len);
-        let outcome = match detail.as_deref() {
+        let outcome = match detail {
             Some(detail) => outcome.with_detail(detail),
             None => outcome,
         };
@@ -479,12 +478,10 @@ impl CorePolicy {
             ..
         } = self;
         let headers = text_at(text, 0, headers_len);
-        let hint = headers
-            .as_deref()
-            .and_then(|h| server_hint(header_pairs(h), wall));
+        let hint = headers.and_then(|h| server_hint(header_pairs(h), wall));
         let detail = text_at(text, step(headers_len), detail_len);
         let mut outcome = Outcome::status(status).with_hint(hint);
-        if let Some(detail) = detail.as_deref() {
+        if let Some(detail) = detail {
             outcome = outcome.with_detail(detail);
         }
         let Some(slot) = open(calls, handle) else {

@@ -2,18 +2,28 @@
 //! policy's text area (see `CorePolicy::textArea`), and calls take byte
 //! lengths, -1 for an absent text.
 
-use std::borrow::Cow;
-
 /// The text area's starting size; it grows when a host needs more.
 pub(crate) const TEXT_AREA_BYTES: usize = 4096;
 /// The most it grows to (16 MiB): text beyond is the host's bug, not data.
 pub(crate) const TEXT_AREA_MAX: usize = 16 << 20;
 
 /// `len` bytes of the text area from `start` as text (-1: none).
-pub(crate) fn text_at(area: &[u8], start: usize, len: i32) -> Option<Cow<'_, str>> {
+///
+/// The runtime writes the area with `TextEncoder.encodeInto`, which only
+/// writes whole UTF-8 characters; bytes that are not UTF-8 anyway (a host
+/// writing the area by hand) end the text where they start, rather than
+/// carrying `String::from_utf8_lossy` (a kilobyte of wasm) for a case the
+/// package never produces.
+pub(crate) fn text_at(area: &[u8], start: usize, len: i32) -> Option<&str> {
     let len = usize::try_from(len).ok()?;
-    area.get(start..start.saturating_add(len))
-        .map(String::from_utf8_lossy)
+    let bytes = area.get(start..start.saturating_add(len))?;
+    Some(match std::str::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => bytes
+            .get(..e.valid_up_to())
+            .and_then(|valid| std::str::from_utf8(valid).ok())
+            .unwrap_or_default(),
+    })
 }
 
 /// The byte length of an optional text (-1 for none) as an offset step.
@@ -39,14 +49,14 @@ mod tests {
     #[test]
     fn texts_are_read_by_length_and_absent_at_minus_one() {
         let area = b"GET /x\xC3\xA9api";
-        assert_eq!(text_at(area, 0, 6).as_deref(), Some("GET /x"));
-        assert_eq!(text_at(area, 4, 4).as_deref(), Some("/x\u{e9}"));
+        assert_eq!(text_at(area, 0, 6), Some("GET /x"));
+        assert_eq!(text_at(area, 4, 4), Some("/x\u{e9}"));
         assert_eq!(text_at(area, 8, -1), None);
         assert_eq!(text_at(area, 8, 100), None, "past the area");
         assert_eq!(
-            text_at(area, 6, 1).as_deref(),
-            Some("\u{fffd}"),
-            "lossy, never a panic"
+            text_at(area, 4, 3),
+            Some("/x"),
+            "half a character ends the text, never a panic"
         );
         assert_eq!((step(-1), step(5)), (0, 5));
     }

@@ -6,7 +6,7 @@
 //! (`stoic_core::schema`), not the binding's.
 
 use js_sys::{Array, BigInt, Object, Reflect};
-use stoic_core::schema::{decode, emit, Dialect, Emit, Section, Value};
+use stoic_core::schema::{decode, emit, listed, Dialect, Emit, Section, Value};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -38,8 +38,13 @@ struct Walk {
 }
 
 impl Walk {
+    /// The path so far, `a.b.0`.
+    fn dotted(&self) -> String {
+        listed(&mut self.path.iter().map(String::as_str), "", ".")
+    }
+
     fn refuse(&self, code: ConfigErrorCode, message: &str) -> JsValue {
-        config_error(&ConfigError::new(code, self.path.join("."), message))
+        config_error(&ConfigError::new(code, self.dotted(), message))
     }
 
     fn value(&mut self, value: &JsValue) -> Result<Value, JsValue> {
@@ -78,7 +83,7 @@ impl Walk {
                 InputErrorCode::TooDeep,
                 format!(
                     "the value at `{}` is nested deeper than {MAX_DEPTH} levels",
-                    self.path.join(".")
+                    self.dotted()
                 ),
             )));
         }
@@ -87,7 +92,7 @@ impl Walk {
                 InputErrorCode::Cyclic,
                 format!(
                     "the value at `{}` contains itself; it has no JSON form",
-                    self.path.join(".")
+                    self.dotted()
                 ),
             )));
         }

@@ -11,7 +11,7 @@ use std::collections::VecDeque;
 use crate::error::ConfigErrorCode;
 
 use super::check::{Check, Seg};
-use super::codes::code_value;
+use super::codes::{code_value, listed};
 use super::dialect::{core_key, TimeUnit};
 use super::integer::integer;
 use super::suggest::closest;
@@ -529,8 +529,8 @@ impl<'v, 'c> Fields<'v, 'c> {
                 message.push_str(&format!("; did you mean `{close}`?"));
             }
             if !self.known.is_empty() && as_seconds.is_none() {
-                let names: Vec<String> = self.known.iter().map(|k| format!("`{k}`")).collect();
-                message.push_str(&format!(" (expected one of {})", names.join(", ")));
+                let names = listed(&mut self.known.iter().map(String::as_str), "`", ", ");
+                message.push_str(&format!(" (expected one of {names})"));
             }
             self.check.fail_at(
                 Seg::Key(key.clone()),

@@ -2,7 +2,7 @@
 
 use crate::classify::{AmbiguousRetry, Class, ClassifyConfig, NetworkErrorKind};
 use crate::error::ConfigErrorCode;
-use crate::schema::{code_value, Check, Fields, Out, Section, Seg, Value};
+use crate::schema::{code_value, quoted, Check, Fields, Out, Section, Seg, Value};
 
 const AMBIGUOUS: [AmbiguousRetry; 3] = [
     AmbiguousRetry::IfIdempotent,
@@ -55,15 +55,11 @@ impl Section for ClassifyConfig {
         f.table("network", |c, key, value| {
             let kind = NetworkErrorKind::from_code(key);
             if kind.is_none() {
-                let names: Vec<String> = NetworkErrorKind::ALL
-                    .iter()
-                    .map(|k| format!("\"{}\"", k.code()))
-                    .collect();
                 c.fail(
                     ConfigErrorCode::InvalidValue,
                     format!(
                         "unknown network error kind; expected one of {}",
-                        names.join(", ")
+                        quoted(NetworkErrorKind::ALL.iter().map(|k| k.code()))
                     ),
                 );
             }
