@@ -15,6 +15,7 @@
 //! Bindings turn host values into a [`Value`] (bounded in depth, cycles
 //! refused) and back; nothing else about the schema lives in them.
 
+mod bounds;
 mod check;
 mod codes;
 mod dialect;

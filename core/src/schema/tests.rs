@@ -263,3 +263,60 @@ fn json_text_writes_every_value_exactly() {
         )
     );
 }
+
+#[test]
+fn range_messages_name_the_bounds_in_the_callers_units() {
+    let rust = problems(
+        r#"{"seed": 1, "max_attempts": 0, "max_scopes": 0,
+            "backoff": {"base_ms": 700000000, "multiplier": 1e9},
+            "hints": {"max_delay_ms": 3000000000},
+            "observation": {"max_excerpt_chars": 1000000000},
+            "breaker": {"half_open": {"max_probes": 0},
+                        "trip": {"kind": "failure_rate", "failure_rate": 0.5, "minimum_throughput": 0,
+                                 "window": {"kind": "time", "duration_ms": 0, "buckets": 0}}},
+            "budget": {"ratio": {"ratio": 2000, "min_retries_per_sec": -1,
+                                 "min_concurrent_retries": 1000000, "buckets": 0, "window_ms": 0},
+                       "token_bucket": {"retry_cost": 0}},
+            "alerts": {"window_ms": 1, "retry_rate_warning": 2}}"#,
+        Dialect::RUST,
+    );
+    let written: Vec<String> = rust.iter().map(|p| format!("{} | {}", p.1, p.2)).collect();
+    let expected = [
+        "max_attempts | must be from 1 to 1000, got 0",
+        "backoff.base_ms | must be at most 604800000 ms (7 days), got 700000000 ms",
+        "backoff.cap_ms | must be at least `base_ms` (700000000 ms), got 30000 ms",
+        "backoff.multiplier | must be a number from 1 to 1000, got 1000000000",
+        "hints.max_delay_ms | must be at most 2592000000 ms (30 days), got 3000000000 ms",
+        "observation.max_excerpt_chars | must be at most 100000, got 1000000000",
+        "breaker.trip.minimum_throughput | must be at least 1",
+        "breaker.trip.window.duration_ms | must be from 1 ms to 9007199254740991 ms, got 0 ms",
+        "breaker.trip.window.buckets | must be from 1 to 1000, got 0",
+        "breaker.half_open.max_probes | must be at least 1",
+        "budget.ratio.ratio | must be from 0 to 1000, got 2000",
+        "budget.ratio.min_retries_per_sec | must be from 0 to 1000000, got -1",
+        "budget.ratio.min_concurrent_retries | must be from 0 to 1000, got 1000000",
+        "budget.ratio.buckets | must be from 1 to 1000, got 0",
+        "budget.ratio.window_ms | must be from 1 ms to 86400000 ms, got 0 ms",
+        "budget.token_bucket.retry_cost | must be at least 1 (a free retry is never limited; disable the bucket instead)",
+        "alerts.window_ms | must be from 1000 ms to 86400000 ms, got 1 ms",
+        "alerts.retry_rate_warning | must be a fraction from 0 to 1, got 2",
+        "max_scopes | must be from 1 to 100000, got 0",
+    ];
+    assert_eq!(written, expected);
+    let python = problems(
+        r#"{"seed": 1, "backoff": {"base": 700000}, "alerts": {"window": 0.5}}"#,
+        Dialect::PYTHON,
+    );
+    let written: Vec<String> = python
+        .iter()
+        .map(|p| format!("{} | {}", p.1, p.2))
+        .collect();
+    assert_eq!(
+        written,
+        [
+            "backoff.base | must be at most 604800 s (7 days), got 700000 s",
+            "backoff.cap | must be at least `base` (700000 s), got 30 s",
+            "alerts.window | must be from 1 s to 86400 s, got 0.5 s",
+        ]
+    );
+}

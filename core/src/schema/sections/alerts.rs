@@ -1,6 +1,5 @@
 //! `alerts`: the alert rules' window and thresholds.
 
-use crate::key::float_text;
 use crate::record::AlertConfig;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
@@ -27,25 +26,18 @@ impl Section for AlertConfig {
 
     fn check(&self, c: &mut Check) {
         let window = self.window_ms;
-        c.range(
-            (MIN_WINDOW_MS..=MAX_WINDOW_MS).contains(&window),
+        c.ms_from(
             Seg::duration("window"),
-            |c| {
-                format!(
-                    "must be from {} to {}, got {}",
-                    c.ms(MIN_WINDOW_MS),
-                    c.ms(MAX_WINDOW_MS),
-                    c.ms(window)
-                )
-            },
+            window,
+            MIN_WINDOW_MS,
+            MAX_WINDOW_MS,
+            "",
         );
         for (name, rate) in [
             ("retry_rate_warning", self.retry_rate_warning),
             ("exhausted_rate_critical", self.exhausted_rate_critical),
         ] {
-            c.range((0.0..=1.0).contains(&rate), Seg::field(name), |_| {
-                format!("must be a fraction from 0 to 1, got {}", float_text(rate))
-            });
+            c.float_from(Seg::field(name), rate, 0.0, 1.0, "a fraction ");
         }
     }
 }

@@ -2,7 +2,6 @@
 
 use crate::backoff::{BackoffSpec, Strategy, MAX_DELAY_MS, MAX_MULTIPLIER, MIN_MULTIPLIER};
 use crate::error::ConfigErrorCode;
-use crate::key::float_text;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
 impl Section for BackoffSpec {
@@ -25,13 +24,7 @@ impl Section for BackoffSpec {
 
     fn check(&self, c: &mut Check) {
         for (stem, ms) in [("base", self.base_ms), ("cap", self.cap_ms)] {
-            c.range(ms <= MAX_DELAY_MS, Seg::duration(stem), |c| {
-                format!(
-                    "must be at most {} (7 days), got {}",
-                    c.ms(MAX_DELAY_MS),
-                    c.ms(ms)
-                )
-            });
+            c.ms_at_most(Seg::duration(stem), ms, MAX_DELAY_MS, " (7 days)");
         }
         if self.cap_ms < self.base_ms {
             let text = format!(
@@ -42,18 +35,12 @@ impl Section for BackoffSpec {
             );
             c.fail_at(Seg::duration("cap"), ConfigErrorCode::Inconsistent, text);
         }
-        let m = self.multiplier;
-        c.range(
-            m.is_finite() && (MIN_MULTIPLIER..=MAX_MULTIPLIER).contains(&m),
+        c.float_from(
             Seg::field("multiplier"),
-            |_| {
-                format!(
-                    "must be a number from {} to {}, got {}",
-                    float_text(MIN_MULTIPLIER),
-                    float_text(MAX_MULTIPLIER),
-                    float_text(m)
-                )
-            },
+            self.multiplier,
+            MIN_MULTIPLIER,
+            MAX_MULTIPLIER,
+            "a number ",
         );
     }
 }

@@ -65,9 +65,7 @@ impl Section for BreakerConfig {
     fn check(&self, c: &mut Check) {
         c.within(Seg::field("trip"), |c| self.trip.check(c));
         let cooldown = self.cooldown_ms;
-        c.range(cooldown <= MAX_MS, Seg::duration("cooldown"), |c| {
-            format!("must be at most {}, got {}", c.ms(MAX_MS), c.ms(cooldown))
-        });
+        c.ms_at_most(Seg::duration("cooldown"), cooldown, MAX_MS, "");
         c.within(Seg::field("half_open"), |c| self.half_open.check(c));
     }
 }
@@ -91,9 +89,7 @@ impl Section for HalfOpenConfig {
             ("max_probes", self.max_probes),
             ("success_threshold", self.success_threshold),
         ] {
-            c.range(n >= 1, Seg::field(name), |_| {
-                "must be at least 1".to_owned()
-            });
+            c.at_least_one(Seg::field(name), u64::from(n), "");
         }
     }
 }
@@ -160,9 +156,7 @@ impl Section for TripRule {
     fn check(&self, c: &mut Check) {
         match self {
             TripRule::ConsecutiveFailures { threshold, .. } => {
-                c.range(*threshold >= 1, Seg::field("threshold"), |_| {
-                    "must be at least 1".to_owned()
-                });
+                c.at_least_one(Seg::field("threshold"), u64::from(*threshold), "");
             }
             TripRule::FailureRate {
                 window,
@@ -172,10 +166,10 @@ impl Section for TripRule {
                 slow_call,
             } => {
                 check_rate(c, Seg::field("failure_rate"), *failure_rate, *compare);
-                c.range(
-                    *minimum_throughput >= 1,
+                c.at_least_one(
                     Seg::field("minimum_throughput"),
-                    |_| "must be at least 1".to_owned(),
+                    u64::from(*minimum_throughput),
+                    "",
                 );
                 c.within(Seg::field("window"), |c| window.check(c));
                 if let Window::Count { size } = window {
@@ -260,32 +254,25 @@ impl Section for Window {
     fn check(&self, c: &mut Check) {
         match *self {
             Window::Count { size } => {
-                c.range(
-                    (1..=MAX_COUNT_WINDOW).contains(&size),
+                c.count_from(
                     Seg::field("size"),
-                    |_| format!("must be from 1 to {MAX_COUNT_WINDOW}, got {size}"),
+                    u64::from(size),
+                    1,
+                    u64::from(MAX_COUNT_WINDOW),
                 );
             }
             Window::Time {
                 duration_ms,
                 buckets,
             } => {
-                c.range(
-                    (1..=MAX_MS).contains(&duration_ms),
-                    Seg::duration("duration"),
-                    |c| {
-                        format!(
-                            "must be from {} to {}, got {}",
-                            c.ms(1),
-                            c.ms(MAX_MS),
-                            c.ms(duration_ms)
-                        )
-                    },
-                );
+                c.ms_from(Seg::duration("duration"), duration_ms, 1, MAX_MS, "");
                 let ok = (1..=MAX_TIME_BUCKETS).contains(&buckets);
-                c.range(ok, Seg::field("buckets"), |_| {
-                    format!("must be from 1 to {MAX_TIME_BUCKETS}, got {buckets}")
-                });
+                c.count_from(
+                    Seg::field("buckets"),
+                    u64::from(buckets),
+                    1,
+                    u64::from(MAX_TIME_BUCKETS),
+                );
                 if ok && duration_ms % u64::from(buckets) != 0 {
                     let text = format!(
                         "must divide `{}` into whole milliseconds",
@@ -317,13 +304,6 @@ impl Section for SlowCall {
     /// The rate's range depends on the rule's `compare`: checked there.
     fn check(&self, c: &mut Check) {
         let ms = self.duration_ms;
-        c.range((1..=MAX_MS).contains(&ms), Seg::duration("duration"), |c| {
-            format!(
-                "must be from {} to {}, got {}",
-                c.ms(1),
-                c.ms(MAX_MS),
-                c.ms(ms)
-            )
-        });
+        c.ms_from(Seg::duration("duration"), ms, 1, MAX_MS, "");
     }
 }

@@ -64,51 +64,31 @@ impl Section for RatioConfig {
     }
 
     fn check(&self, c: &mut Check) {
-        let ratio = self.ratio;
-        c.range(
-            ratio.is_finite() && (0.0..=MAX_RATIO).contains(&ratio),
-            Seg::field("ratio"),
-            |_| {
-                format!(
-                    "must be from 0 to {}, got {}",
-                    float_text(MAX_RATIO),
-                    float_text(ratio)
-                )
-            },
-        );
-        let floor = self.min_retries_per_sec;
-        c.range(
-            floor.is_finite() && (0.0..=MAX_RETRIES_PER_SEC).contains(&floor),
+        c.float_from(Seg::field("ratio"), self.ratio, 0.0, MAX_RATIO, "");
+        c.float_from(
             Seg::field("min_retries_per_sec"),
-            |_| {
-                format!(
-                    "must be from 0 to {}, got {}",
-                    float_text(MAX_RETRIES_PER_SEC),
-                    float_text(floor)
-                )
-            },
+            self.min_retries_per_sec,
+            0.0,
+            MAX_RETRIES_PER_SEC,
+            "",
         );
-        let concurrent = self.min_concurrent_retries;
-        c.range(
-            concurrent <= MAX_CONCURRENT_FLOOR,
+        c.count_from(
             Seg::field("min_concurrent_retries"),
-            |_| format!("must be from 0 to {MAX_CONCURRENT_FLOOR}, got {concurrent}"),
+            u64::from(self.min_concurrent_retries),
+            0,
+            u64::from(MAX_CONCURRENT_FLOOR),
         );
         let buckets = self.buckets;
         let buckets_ok = (1..=MAX_BUCKETS).contains(&buckets);
-        c.range(buckets_ok, Seg::field("buckets"), |_| {
-            format!("must be from 1 to {MAX_BUCKETS}, got {buckets}")
-        });
+        c.count_from(
+            Seg::field("buckets"),
+            u64::from(buckets),
+            1,
+            u64::from(MAX_BUCKETS),
+        );
         let window = self.window_ms;
         let window_ok = (1..=MAX_WINDOW_MS).contains(&window);
-        c.range(window_ok, Seg::duration("window"), |c| {
-            format!(
-                "must be from {} to {}, got {}",
-                c.ms(1),
-                c.ms(MAX_WINDOW_MS),
-                c.ms(window)
-            )
-        });
+        c.ms_from(Seg::duration("window"), window, 1, MAX_WINDOW_MS, "");
         if buckets_ok && window_ok && window % u64::from(buckets) != 0 {
             let text = format!(
                 "must split into `{}` ({buckets}) whole milliseconds",
@@ -170,10 +150,11 @@ impl Section for TokenBucketConfig {
             ("timeout_retry_cost", params.timeout_retry_cost),
             ("throttling_retry_cost", params.throttling_retry_cost),
         ] {
-            c.range(cost >= 1, Seg::field(name), |_| {
-                "must be at least 1 (a free retry is never limited; disable the bucket instead)"
-                    .to_owned()
-            });
+            c.at_least_one(
+                Seg::field(name),
+                u64::from(cost),
+                " (a free retry is never limited; disable the bucket instead)",
+            );
         }
     }
 }

@@ -76,20 +76,21 @@ impl Section for Config {
         }
         c.within(Seg::field("budget"), |c| self.budget.check(c));
         c.within(Seg::field("alerts"), |c| self.alerts.check(c));
-        let scopes = self.max_scopes;
-        c.range(
-            (1..=MAX_SCOPES).contains(&scopes),
+        c.count_from(
             Seg::field("max_scopes"),
-            |_| format!("must be from 1 to {MAX_SCOPES}, got {scopes}"),
+            u64::from(self.max_scopes),
+            1,
+            u64::from(MAX_SCOPES),
         );
     }
 }
 
 fn check_attempts(c: &mut Check, n: u32) {
-    c.range(
-        (1..=MAX_ATTEMPTS_LIMIT).contains(&n),
+    c.count_from(
         Seg::field("max_attempts"),
-        |_| format!("must be from 1 to {MAX_ATTEMPTS_LIMIT}, got {n}"),
+        u64::from(n),
+        1,
+        u64::from(MAX_ATTEMPTS_LIMIT),
     );
 }
 
@@ -147,14 +148,12 @@ impl Section for HintsConfig {
     }
 
     fn check(&self, c: &mut Check) {
-        let ms = self.max_delay_ms;
-        c.range(ms <= MAX_TIMEOUT_MS, Seg::duration("max_delay"), |c| {
-            format!(
-                "must be at most {} (30 days), got {}",
-                c.ms(MAX_TIMEOUT_MS),
-                c.ms(ms)
-            )
-        });
+        c.ms_at_most(
+            Seg::duration("max_delay"),
+            self.max_delay_ms,
+            MAX_TIMEOUT_MS,
+            " (30 days)",
+        );
     }
 }
 
@@ -171,11 +170,10 @@ impl Section for ObservationConfig {
     }
 
     fn check(&self, c: &mut Check) {
-        let n = self.max_excerpt_chars;
-        c.range(
-            n <= MAX_EXCERPT_CHARS,
+        c.count_at_most(
             Seg::field("max_excerpt_chars"),
-            |_| format!("must be at most {MAX_EXCERPT_CHARS}, got {n}"),
+            u64::from(self.max_excerpt_chars),
+            u64::from(MAX_EXCERPT_CHARS),
         );
     }
 }

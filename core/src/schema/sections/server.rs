@@ -27,14 +27,7 @@ impl Section for ServerIdempotencyConfig {
             ("ttl", self.ttl_ms),
             ("in_flight_timeout", self.in_flight_timeout_ms),
         ] {
-            c.range((1..=MAX_MS).contains(&ms), Seg::duration(stem), |c| {
-                format!(
-                    "must be from {} to {} (30 days), got {}",
-                    c.ms(1),
-                    c.ms(MAX_MS),
-                    c.ms(ms)
-                )
-            });
+            c.ms_from(Seg::duration(stem), ms, 1, MAX_MS, " (30 days)");
         }
     }
 }
