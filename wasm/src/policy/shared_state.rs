@@ -56,18 +56,6 @@ impl CorePolicy {
         value
     }
 
-    /// Events waiting to be polled.
-    #[wasm_bindgen(js_name = pendingEvents)]
-    pub fn pending_events(&self) -> u32 {
-        u32::try_from(self.inner.pending_events()).unwrap_or(u32::MAX)
-    }
-
-    /// Events dropped because the queue was full.
-    #[wasm_bindgen(js_name = droppedEvents)]
-    pub fn dropped_events(&self) -> f64 {
-        opt_ms(Some(self.inner.dropped_events()))
-    }
-
     /// When shared state next changes by itself (ms), -1 if never.
     #[wasm_bindgen(js_name = nextTimeout)]
     pub fn next_timeout(&self) -> f64 {
