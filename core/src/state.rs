@@ -172,7 +172,8 @@ impl Section for PolicyState {
 
     fn check(&self, c: &mut Check) {
         for (name, scope) in &self.scopes {
-            c.within(Seg::Key(name.clone()), |c| scope.check(c));
+            let seg = c.data_key(name);
+            c.within(seg, |c| scope.check(c));
         }
     }
 }

@@ -91,8 +91,9 @@ impl<'v, 'c> Fields<'v, 'c> {
                     *used = true;
                 }
                 if found.is_some() {
+                    let seg = self.check.data_key(k);
                     self.check.fail_at(
-                        Seg::Key(k.clone()),
+                        seg,
                         ConfigErrorCode::InvalidValue,
                         format!("`{key}` is given twice (in two spellings)"),
                     );
@@ -469,7 +470,8 @@ impl<'v, 'c> Fields<'v, 'c> {
             None => {}
             Some((seg, Value::Map(entries))) => self.check.within(seg, |c| {
                 for (key, value) in entries {
-                    c.within(Seg::Key(key.clone()), |c| each(c, key, value));
+                    let seg = c.data_key(key);
+                    c.within(seg, |c| each(c, key, value));
                 }
             }),
             Some((seg, other)) => self.wrong_type(seg, "an object", other),
@@ -532,11 +534,9 @@ impl<'v, 'c> Fields<'v, 'c> {
                 let names = listed(&mut self.known.iter().map(String::as_str), "`", ", ");
                 message.push_str(&format!(" (expected one of {names})"));
             }
-            self.check.fail_at(
-                Seg::Key(key.clone()),
-                ConfigErrorCode::UnknownField,
-                message,
-            );
+            let seg = self.check.data_key(key);
+            self.check
+                .fail_at(seg, ConfigErrorCode::UnknownField, message);
         }
     }
 }

@@ -113,8 +113,9 @@ impl Section for ClassifyConfig {
         // may still hold one out of range.
         c.within(Seg::field("status"), |c| {
             for s in self.status.keys().filter(|s| !(100..=999).contains(*s)) {
+                let seg = c.data_key(&s.to_string());
                 c.fail_at(
-                    Seg::Key(s.to_string()),
+                    seg,
                     ConfigErrorCode::OutOfRange,
                     "an HTTP status is between 100 and 999",
                 );
