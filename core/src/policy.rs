@@ -30,7 +30,9 @@ use crate::decision::{
 };
 use crate::error::ConfigError;
 use crate::event::{Event, EventQueue};
-use crate::fleet::{FleetLink, Tally};
+#[cfg(feature = "fleet")]
+use crate::fleet::FleetLink;
+use crate::fleet::Tally;
 use crate::hints::ServerHint;
 use crate::observation::{self, Observed};
 use crate::outcome::{Outcome, OutcomeKind};
@@ -81,6 +83,7 @@ pub struct Policy {
     default_scope: Option<usize>,
     /// The fleet exchange, from the first `fleet_export` on
     /// (`policy/fleet.rs`).
+    #[cfg(feature = "fleet")]
     fleet: Option<FleetLink>,
     /// Whether calls queue their metric points and decisions
     /// (`policy/measure.rs`).
@@ -112,6 +115,7 @@ impl Policy {
             last_operation: None,
             default_operation: Arc::from(crate::scope::DEFAULT_OPERATION),
             default_scope: None,
+            #[cfg(feature = "fleet")]
             fleet: None,
             #[cfg(feature = "measure")]
             measuring: false,
@@ -215,6 +219,7 @@ impl Policy {
     /// May the next attempt of `call` go out now? If so, under which limits.
     pub fn before_attempt(&mut self, now: Instant, call: &mut Call) -> Admission {
         let now = self.clock.observe(now);
+        #[cfg(feature = "fleet")]
         if self.fleet.is_some() {
             self.watch_fleet(now);
         }

@@ -1,16 +1,30 @@
 //! A policy's side of the fleet exchange (see [`crate::fleet`]): the host
 //! adapter calls these from its background exchange, never from a call.
+//!
+//! Without the `fleet` feature (the browser build) no policy can attach to
+//! a fleet, and a call's count for it is a no-op the compiler removes.
 
+#[cfg(feature = "fleet")]
 use crate::error::{InputError, InputErrorCode};
+#[cfg(feature = "fleet")]
 use crate::event::Event;
+use crate::fleet::Tally;
+#[cfg(feature = "fleet")]
 use crate::fleet::{
-    FleetDelta, FleetHealth, FleetLink, FleetView, ScopeView, Tally, Verdict, STALE_AFTER_MS,
+    FleetDelta, FleetHealth, FleetLink, FleetView, ScopeView, Verdict, STALE_AFTER_MS,
 };
+#[cfg(feature = "fleet")]
 use crate::scope::ScopeState;
 use crate::time::Instant;
 
 use super::Policy;
 
+#[cfg(not(feature = "fleet"))]
+impl Policy {
+    pub(super) fn count_for_fleet(&mut self, _index: usize, _now: Instant, _tally: Tally) {}
+}
+
+#[cfg(feature = "fleet")]
 impl Policy {
     /// What this process counted since its last export, for the store; the
     /// first call attaches the policy to its fleet (from then on first
@@ -165,6 +179,7 @@ impl Policy {
     }
 }
 
+#[cfg(feature = "fleet")]
 /// The buckets a scope shares its counts in: its ratio budget's, or one
 /// second over a minute when it has none (only its breaker is shared).
 pub(super) fn geometry(scope: &ScopeState) -> (u64, u64) {

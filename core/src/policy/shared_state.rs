@@ -196,6 +196,7 @@ impl Policy {
 
     pub(super) fn flush(&mut self, scope: usize, now: Instant) {
         if let (Some(state), Some(name)) = (self.scopes.get_mut(scope), self.names.get(scope)) {
+            #[cfg(feature = "fleet")]
             if let (Some(fleet), Some(breaker)) = (self.fleet.as_mut(), state.breaker.as_ref()) {
                 let (bucket_ms, window_ms) = super::fleet::geometry(state);
                 fleet.note_breaker(name, bucket_ms, window_ms, breaker, now);
