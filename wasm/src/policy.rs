@@ -20,8 +20,8 @@ use crate::errors::{config_error, input_error, usage_error};
 use crate::random;
 use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
 use crate::units::{instant, ms, opt_ms};
-use crate::value::js_emit;
-use crate::value::{config_doc, js_of, read_config};
+use crate::value::{config_doc, read_config};
+use crate::value::{js_emit, set, MAX_SAFE_INTEGER};
 
 #[cfg(feature = "fleet")]
 pub(crate) mod fleet;
@@ -169,7 +169,18 @@ impl CorePolicy {
     /// The effective config (defaults filled in), camelCase keys; a seed
     /// beyond 2^53 is a BigInt (a number would round it).
     pub fn config(&self) -> JsValue {
-        js_of(&self.inner.config().to_value(Dialect::JS))
+        let config = self.inner.config();
+        let value = js_emit(config);
+        // The one integer of a config that may pass 2^53, where the JSON
+        // the object crossed as stops being exact.
+        if let Some(seed) = config.seed.filter(|&s| s > MAX_SAFE_INTEGER) {
+            set(
+                &value.clone().into(),
+                "seed",
+                &js_sys::BigInt::from(seed).into(),
+            );
+        }
+        value
     }
 
     /// The most characters of a body excerpt an observation quotes, so the

@@ -5,7 +5,7 @@
 //! and keeps keys exactly as written: spelling is the schema's business
 //! (`stoic_core::schema`), not the binding's.
 
-use js_sys::{Array, BigInt, Object, Reflect};
+use js_sys::{Array, Object, Reflect};
 use stoic_core::schema::{decode, emit, listed, Dialect, Emit, Section, Value};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
@@ -16,7 +16,9 @@ use crate::errors::{config_error, input_error};
 pub(crate) const MAX_DEPTH: usize = stoic_core::key::MAX_DEPTH;
 
 /// The largest integer a JavaScript number holds exactly.
-const MAX_SAFE: f64 = 9_007_199_254_740_991.0;
+pub(crate) const MAX_SAFE_INTEGER: u64 = (1 << 53) - 1;
+#[allow(clippy::cast_precision_loss)] // 2^53 - 1 is exact in an f64
+const MAX_SAFE: f64 = MAX_SAFE_INTEGER as f64;
 
 /// `value` as a document. `undefined` members are absent, as in JSON.
 ///
@@ -192,33 +194,6 @@ fn number(n: f64) -> Value {
 fn is_plain(value: &JsValue) -> Result<bool, JsValue> {
     let proto = Reflect::get_prototype_of(value)?;
     Ok(proto.is_null() || Object::is(&proto, &Object::get_prototype_of(&Object::new())))
-}
-
-/// A config document as a JavaScript value: integers beyond 2^53 become
-/// BigInts, exactly (a config's seed must come back as it went in).
-pub(crate) fn js_of(value: &Value) -> JsValue {
-    match value {
-        Value::Null => JsValue::NULL,
-        Value::Bool(b) => JsValue::from_bool(*b),
-        // Exact below 2^53; larger integers as BigInts.
-        #[allow(clippy::cast_precision_loss)]
-        Value::Int(n) if (n.unsigned_abs() as f64) <= MAX_SAFE => JsValue::from_f64(*n as f64),
-        Value::Int(n) => match (u64::try_from(*n), i64::try_from(*n)) {
-            (Ok(u), _) => BigInt::from(u).into(),
-            (_, Ok(i)) => BigInt::from(i).into(),
-            _ => JsValue::NULL,
-        },
-        Value::Float(f) => JsValue::from_f64(*f),
-        Value::Text(s) => JsValue::from_str(s),
-        Value::List(items) => items.iter().map(js_of).collect::<Array>().into(),
-        Value::Map(entries) => {
-            let object = Object::new();
-            for (key, item) in entries {
-                set(&object, key, &js_of(item));
-            }
-            object.into()
-        }
-    }
 }
 
 /// A value the core hands out (a decision, an event, a status), written
