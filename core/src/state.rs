@@ -21,9 +21,7 @@ use serde::Serialize;
 use crate::budget::RetryBudget;
 use crate::error::{ConfigErrorCode, InputError, InputErrorCode};
 use crate::record::Metrics;
-use crate::schema::{
-    decode, encode, section, Check, Dialect, Emit, Fields, Out, Section, Seg, Value,
-};
+use crate::schema::{decode, section, Check, Dialect, Emit, Fields, Out, Section, Seg, Value};
 use crate::scope::ScopeState;
 use crate::time::Instant;
 
@@ -104,7 +102,7 @@ pub fn read_snapshot<T: Section>(text: &str) -> Result<T, InputError> {
 /// A part's snapshot as compact JSON text ([`read_snapshot`] reads it).
 #[must_use]
 pub fn write_snapshot<T: Section>(item: &T) -> String {
-    encode(item, Dialect::RUST).to_json_text()
+    crate::schema::emit_json(item, Dialect::RUST)
 }
 
 /// A policy's live state, borrowed: written as a [`PolicyState`] is, without

@@ -428,7 +428,7 @@ impl CorePolicy {
             .get(handle as usize)
             .and_then(Option::as_ref)
             .and_then(|slot| slot.admission.as_ref())
-            .map_or(JsValue::NULL, js_emit)
+            .map_or(JsValue::NULL, |item| js_emit(item))
     }
 
     /// Decides a failure without a response (`onNetwork`, `onRejected`),
@@ -551,7 +551,7 @@ impl CorePolicy {
             .get(handle as usize)
             .and_then(Option::as_ref)
             .and_then(|slot| slot.decision.as_ref())
-            .map_or(JsValue::NULL, js_emit)
+            .map_or(JsValue::NULL, |item| js_emit(item))
     }
 
     /// Cancels the call; returns the give-up object (`kind: "give_up"`).

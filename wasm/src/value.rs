@@ -6,7 +6,7 @@
 //! (`stoic_core::schema`), not the binding's.
 
 use js_sys::{Array, Object, Reflect};
-use stoic_core::schema::{decode, emit, listed, Dialect, Emit, Section, Value};
+use stoic_core::schema::{decode, emit_json, listed, Dialect, Emit, Section, Value};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -202,10 +202,12 @@ fn is_plain(value: &JsValue) -> Result<bool, JsValue> {
 /// It crosses as JSON text read by the engine's own `JSON.parse`: one
 /// string copy and a native parse, where building the object here cost a
 /// crossing and a string decode per key (the Call API's objects cost about
-/// half as much this way). Integers come back as the nearest number, as the types say,
-/// and results hold no float JSON cannot write.
-pub(crate) fn js_emit<T: Emit + ?Sized>(item: &T) -> JsValue {
-    let text = emit(item, Dialect::JS).to_json_text();
+/// half as much this way). The core writes the text directly
+/// (`schema::emit_json`), with no tree in between. Integers come back as
+/// the nearest number, as the types say, and results hold no float JSON
+/// cannot write.
+pub(crate) fn js_emit(item: &dyn Emit) -> JsValue {
+    let text = emit_json(item, Dialect::JS);
     js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL)
 }
 

@@ -91,7 +91,7 @@ impl Policy {
             latest: self.clock.latest(),
             scopes,
         };
-        crate::schema::emit(&live, crate::schema::Dialect::RUST).to_json_text()
+        crate::schema::emit_json(&live, crate::schema::Dialect::RUST)
     }
 
     /// Restores shared state saved by [`Policy::snapshot_state`]. Scopes

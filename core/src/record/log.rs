@@ -145,7 +145,7 @@ impl LogRecord {
     pub fn to_json_line(&self) -> String {
         // The record's one declaration (`schema/results/event.rs`), in the
         // core's spelling: the fields in the seed's order.
-        crate::schema::emit(self, crate::schema::Dialect::RUST).to_json_text()
+        crate::schema::emit_json(self, crate::schema::Dialect::RUST)
     }
 }
 

@@ -55,16 +55,25 @@ impl Dialect {
     /// writes one.
     #[must_use]
     pub fn key(&self, name: &str, duration: bool) -> String {
+        let mut key = String::with_capacity(name.len() + 3);
+        self.write_key(&mut key, name, duration);
+        key
+    }
+
+    /// [`Dialect::key`], appended to `out`.
+    pub fn write_key(&self, out: &mut String, name: &str, duration: bool) {
         match self.case {
-            KeyCase::Snake if duration && self.time == TimeUnit::Seconds => name.to_owned(),
-            KeyCase::Snake => core_key(name, duration),
-            // One allocation: every result key goes through here.
-            KeyCase::Camel => {
-                let mut key = camel(name);
-                if duration {
-                    key.push_str("Ms");
+            KeyCase::Snake => {
+                out.push_str(name);
+                if duration && self.time == TimeUnit::Millis {
+                    out.push_str("_ms");
                 }
-                key
+            }
+            KeyCase::Camel => {
+                push_camel(out, name);
+                if duration {
+                    out.push_str("Ms");
+                }
             }
         }
     }
@@ -102,6 +111,11 @@ pub(crate) fn core_key(name: &str, duration: bool) -> String {
 #[must_use]
 pub fn camel(snake: &str) -> String {
     let mut out = String::with_capacity(snake.len());
+    push_camel(&mut out, snake);
+    out
+}
+
+fn push_camel(out: &mut String, snake: &str) {
     let mut upper = false;
     for c in snake.chars() {
         if c == '_' {
@@ -113,5 +127,4 @@ pub fn camel(snake: &str) -> String {
             out.push(c);
         }
     }
-    out
 }

@@ -1,9 +1,11 @@
-//! Writing a section as a document in the caller's dialect.
+//! Writing a section as a document in the caller's dialect: as a [`Value`]
+//! tree (Python's dicts, snapshots), or straight as JSON text
+//! ([`emit_json`]: the objects JavaScript receives, log lines), with no
+//! tree, no key allocated and no `core::fmt` in between.
 //!
 //! The accessors are `#[inline(never)]`: every section's `read`, `write`
 //! and `check` calls them from hundreds of sites, and inlined at the core's
 //! opt-level 3 each site carried its own copy (9 % of the gzipped module).
-//! Nothing here is on a call's hot path.
 
 use super::dialect::{Dialect, TimeUnit};
 use super::emit::Emit;
@@ -14,7 +16,34 @@ use crate::time::Instant;
 #[derive(Debug)]
 pub struct Out {
     dialect: Dialect,
-    entries: Vec<(String, Value)>,
+    sink: Sink,
+}
+
+/// Where an [`Out`] writes.
+#[derive(Debug)]
+enum Sink {
+    /// The fields of one object, as a tree.
+    Tree(Vec<(String, Value)>),
+    /// JSON text: nested objects write into the same text.
+    Json(String),
+}
+
+/// `item` as compact JSON text in `dialect`: the same text as
+/// `emit(item, dialect).to_json_text()`, written directly. Through `dyn`:
+/// one copy of the writer in the module, not one per result type.
+#[must_use]
+pub fn emit_json(item: &dyn Emit, dialect: Dialect) -> String {
+    let mut out = Out {
+        dialect,
+        sink: Sink::Json(String::with_capacity(256)),
+    };
+    out.open('{');
+    item.emit(&mut out);
+    out.close('}');
+    match out.sink {
+        Sink::Json(text) => text,
+        Sink::Tree(_) => String::new(),
+    }
 }
 
 impl Out {
@@ -23,23 +52,71 @@ impl Out {
     pub const fn new(dialect: Dialect) -> Out {
         Out {
             dialect,
-            entries: Vec::new(),
+            sink: Sink::Tree(Vec::new()),
         }
     }
 
-    /// The object written.
+    /// The object written (an empty one from a JSON writer).
     #[must_use]
     pub fn into_value(self) -> Value {
-        Value::Map(self.entries)
+        match self.sink {
+            Sink::Tree(entries) => Value::Map(entries),
+            Sink::Json(_) => Value::Map(Vec::new()),
+        }
     }
 
     #[inline(never)]
     fn put(&mut self, name: &str, duration: bool, value: Value) {
-        // Room for a handful of fields at once: most objects have that many.
-        if self.entries.capacity() == 0 {
-            self.entries.reserve(8);
+        match &mut self.sink {
+            Sink::Tree(entries) => {
+                // Room for a handful of fields at once: most objects have that many.
+                if entries.capacity() == 0 {
+                    entries.reserve(8);
+                }
+                entries.push((self.dialect.key(name, duration), value));
+            }
+            Sink::Json(_) => {
+                self.json_key(name, duration);
+                if let Sink::Json(text) = &mut self.sink {
+                    value.write_json(text);
+                }
+            }
         }
-        self.entries.push((self.dialect.key(name, duration), value));
+    }
+
+    /// In a JSON writer, the separator and `"key":` of the next member.
+    fn json_key(&mut self, name: &str, duration: bool) {
+        let dialect = self.dialect;
+        if let Sink::Json(text) = &mut self.sink {
+            // A member follows an opening bracket or another member.
+            if !text.ends_with(['{', '[']) {
+                text.push(',');
+            }
+            // Schema names are ASCII identifiers: nothing to escape.
+            text.push('"');
+            dialect.write_key(text, name, duration);
+            text.push_str("\":");
+        }
+    }
+
+    /// In a JSON writer, an opening bracket (after a separator in a list).
+    fn open(&mut self, bracket: char) {
+        if let Sink::Json(text) = &mut self.sink {
+            if text.ends_with(['}', ']']) {
+                text.push(',');
+            }
+            text.push(bracket);
+        }
+    }
+
+    fn close(&mut self, bracket: char) {
+        if let Sink::Json(text) = &mut self.sink {
+            text.push(bracket);
+        }
+    }
+
+    const fn is_json(&self) -> bool {
+        matches!(self.sink, Sink::Json(_))
     }
 
     /// An unsigned integer.
@@ -157,6 +234,13 @@ impl Out {
     /// A nested section (or any value the core writes).
     #[inline(never)]
     pub fn section<T: Emit + ?Sized>(&mut self, name: &str, item: &T) {
+        if self.is_json() {
+            self.json_key(name, false);
+            self.open('{');
+            item.emit(self);
+            self.close('}');
+            return;
+        }
         let value = self.object(item);
         self.put(name, false, value);
     }
@@ -195,6 +279,17 @@ impl Out {
         name: &str,
         items: impl IntoIterator<Item = &'a T>,
     ) {
+        if self.is_json() {
+            self.json_key(name, false);
+            self.open('[');
+            for item in items {
+                self.open('{');
+                item.emit(self);
+                self.close('}');
+            }
+            self.close(']');
+            return;
+        }
         let items = items.into_iter().map(|item| self.object(item)).collect();
         self.list(name, items);
     }

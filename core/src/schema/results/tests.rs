@@ -25,7 +25,7 @@ use crate::record::{
     Alert, AlertLevel, AlertRule, BreakerGauge, HistogramSnapshot, LogError, LogOutcome, LogRecord,
     MetricsSnapshot, RecordEvent,
 };
-use crate::schema::{decode, emit, encode, Dialect, Emit, Section};
+use crate::schema::{decode, emit, emit_json, encode, Dialect, Emit, Section};
 use crate::server_idempotency::{EntryState, Refusal, ServerDecision, StoredEntry};
 use crate::state::RestoreReport;
 use crate::time::Instant;
@@ -34,6 +34,14 @@ fn same_as_serde<T: Emit + Serialize>(item: &T) {
     let ours = emit(item, Dialect::RUST).to_json();
     let theirs = serde_json::to_value(item).unwrap();
     assert_eq!(ours, theirs);
+    // The JSON writer writes the tree's text, in every dialect.
+    for dialect in [Dialect::RUST, Dialect::JS, Dialect::PYTHON] {
+        assert_eq!(
+            emit_json(item, dialect),
+            emit(item, dialect).to_json_text(),
+            "{dialect:?}"
+        );
+    }
 }
 
 fn round_trips<T: Section + PartialEq + std::fmt::Debug>(item: &T) {
