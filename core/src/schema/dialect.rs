@@ -128,3 +128,27 @@ fn push_camel(out: &mut String, snake: &str) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{camel, Dialect};
+
+    #[test]
+    fn camel_case_capitalises_every_word_after_the_first() {
+        for (snake, expected) in [
+            ("max_attempts", "maxAttempts"),
+            ("seed", "seed"),
+            ("a__b", "aB"),
+            ("_a", "A"),
+            ("a_", "a"),
+            ("", ""),
+            ("x_http_status", "xHttpStatus"),
+        ] {
+            assert_eq!(camel(snake), expected);
+        }
+        assert_eq!(Dialect::JS.key("base", true), "baseMs");
+        assert_eq!(Dialect::RUST.key("base", true), "base_ms");
+        assert_eq!(Dialect::PYTHON.key("base", true), "base");
+        assert_eq!(Dialect::PYTHON.key("max_attempts", false), "max_attempts");
+    }
+}
