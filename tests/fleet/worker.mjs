@@ -47,13 +47,16 @@ if (values.share) {
   client.on('error', () => {});
   await client.connect().catch(() => {});
   sync = new FleetSync(policy, client, { intervalMs: Number(values.interval) * 1000 });
-  // Each exchange's wall-clock start and end (and whether it worked): the
-  // suite orders the processes' exchanges with them.
+  // Each exchange's wall-clock start and end, whether it worked, and whether
+  // the breaker showed open once it had: the suite orders the processes'
+  // exchanges with them. The state is read as the exchange ends, so a busy
+  // machine delaying the watch loop cannot blur which exchange opened it.
   const exchange = sync.exchange.bind(sync);
   sync.exchange = async () => {
     const start = Date.now();
     const ok = await exchange();
-    exchanges.push([start, Date.now(), ok ? 1 : 0]);
+    const opened = policy.breakerState(scope) === 'open';
+    exchanges.push([start, Date.now(), ok ? 1 : 0, opened ? 1 : 0]);
     return ok;
   };
   await sync.start();
@@ -67,6 +70,9 @@ if (values.role === 'observer') {
   if (!ok.ok) throw new Error(`the good call failed: ${ok.status}`);
   await ok.body?.cancel();
 }
+// From here on the scope is in use, so every exchange carries it: the suite
+// counts a trip's spread from this moment or the trip's.
+const readyAt = Date.now();
 const pause = values.role === 'caller' ? Number(values.pause) * 1000 : WATCH_MS;
 const end = performance.now() + Number(values.seconds) * 1000;
 while (performance.now() < end) {
@@ -94,6 +100,7 @@ await client?.quit();
 Object.assign(report, {
   exchange_failures: sync?.failures ?? 0,
   health,
+  ready_at_ms: readyAt,
   opened_at_ms: openedAt,
   exchanges,
 });

@@ -35,15 +35,21 @@ def wall_ms() -> float:
     return time.time() * 1000
 
 
-def timed_exchanges(sync: FleetSync, log: list[list[float]]) -> None:
-    """Records each exchange's wall-clock start and end (and whether it
-    worked): the suite orders the processes' exchanges with them."""
+def timed_exchanges(
+    sync: FleetSync, policy: stoic.Policy, scope: str, log: list[list[float]]
+) -> None:
+    """Records each exchange's wall-clock start and end, whether it worked,
+    and whether the breaker showed open once it had: the suite orders the
+    processes' exchanges with them. The state is read on the exchange's own
+    thread, so a busy machine delaying the watch loop cannot blur which
+    exchange opened the breaker."""
     exchange = sync.exchange
 
     def timed() -> bool:
         start = wall_ms()
         ok = exchange()
-        log.append([start, wall_ms(), 1 if ok else 0])
+        opened = policy.breaker_state(scope) == "open"
+        log.append([start, wall_ms(), 1 if ok else 0, 1 if opened else 0])
         return ok
 
     sync.exchange = timed  # type: ignore[method-assign]
@@ -75,7 +81,7 @@ def main() -> None:
             retry=Retry(NoBackoff(), 0),
         )
         sync = FleetSync(policy, client, interval=args.interval)
-        timed_exchanges(sync, exchanges)
+        timed_exchanges(sync, policy, scope, exchanges)
         sync.start()
     report: dict[str, Any] = {"language": "python", "role": args.role, "calls": 0, "errors": 0}
     health: list[str] = []
@@ -84,6 +90,9 @@ def main() -> None:
         if args.role == "observer":
             ok = str(args.url).rsplit("/", 1)[0] + "/ok"
             client_.get(ok).raise_for_status()
+        # From here on the scope is in use, so every exchange carries it:
+        # the suite counts a trip's spread from this moment or the trip's.
+        ready_at = wall_ms()
         end = time.monotonic() + args.seconds
         while time.monotonic() < end:
             if args.role == "caller":
@@ -106,6 +115,7 @@ def main() -> None:
     report |= {
         "exchange_failures": sync.failures if sync else 0,
         "health": health,
+        "ready_at_ms": ready_at,
         "opened_at_ms": opened_at,
         "exchanges": exchanges,
     }
