@@ -173,8 +173,24 @@ def run(
     ]
     stats_client = redis.Redis.from_url(store.url)
     stats_client.config_resetstat()
+    workers = [
+        subprocess.Popen(c, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        for c in commands_run
+    ]
+    # Each worker says "ready" once attached (and, as an observer, once its
+    # scope is in use), then waits: the run starts for all four at once.
+    for command, worker in zip(commands_run, workers, strict=True):
+        assert worker.stdout is not None
+        line = worker.stdout.readline().strip()
+        if line != "ready":
+            for started_worker in workers:
+                started_worker.kill()
+            raise RuntimeError(f"a worker did not start ({command[1]}): {line!r}")
+    for worker in workers:
+        assert worker.stdin is not None
+        worker.stdin.write("go\n")
+        worker.stdin.flush()
     started = time.monotonic()
-    workers = [subprocess.Popen(c, stdout=subprocess.PIPE, text=True) for c in commands_run]
     stager = None
     if outage is not None:
         if store.server is None:
@@ -202,8 +218,7 @@ def run(
     per_process = seconds * len(commands_run)
     calls = sum(r["calls"] for r in reports)
     # The second half of the run, while every worker is still calling
-    # (they start within a second, Node's and Python's imports), is the
-    # steady state.
+    # (they start together, on the "go" line), is the steady state.
     half = started + seconds / 2
     late = [t for t in Failing.times if half <= t <= started + seconds]
     down, up = (started + outage[0], started + outage[1]) if outage else (0.0, 0.0)

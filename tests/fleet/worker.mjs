@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { createRequire } from 'node:module';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
 
 const require = createRequire(new URL('../../npm/package.json', import.meta.url));
 const Redis = require('ioredis');
@@ -70,6 +72,14 @@ if (values.role === 'observer') {
   if (!ok.ok) throw new Error(`the good call failed: ${ok.status}`);
   await ok.body?.cancel();
 }
+// Ready: attached to the store, and an observer's scope in use. The harness
+// starts every worker's calls at once, on one "go" line, so a slow start-up
+// shifts no worker against the others or against a staged outage.
+process.stdout.write('ready\n');
+const lines = createInterface({ input: process.stdin });
+await once(lines, 'line');
+lines.close();
+process.stdin.unref?.();
 // From here on the scope is in use, so every exchange carries it: the suite
 // counts a trip's spread from this moment or the trip's.
 const readyAt = Date.now();

@@ -3,8 +3,9 @@
 As a ``caller`` it GETs an always-failing URL through stoic's httpx
 transport for a number of seconds; as an ``observer`` it makes one good call
 (so its policy knows the scope) and then only watches its breaker, to see the
-fleet open it. Either way its policy is attached to Redis when asked, and it
-prints a JSON report: its calls, the exceptions its caller saw that were not
+fleet open it. Either way its policy is attached to Redis when asked; it prints
+"ready" and waits for the harness's "go" line before it starts; at the end
+it prints a JSON report: its calls, the exceptions its caller saw that were not
 stoic's own give-up, the fleet health it went through, when (wall clock, ms)
 its breaker first showed open, and every exchange's start and end.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -90,6 +92,12 @@ def main() -> None:
         if args.role == "observer":
             ok = str(args.url).rsplit("/", 1)[0] + "/ok"
             client_.get(ok).raise_for_status()
+        # Ready: attached to the store, and an observer's scope in use. The
+        # harness starts every worker's calls at once, on one "go" line, so
+        # a slow start-up (imports on a loaded machine) shifts no worker
+        # against the others or against a staged outage.
+        print("ready", flush=True)
+        sys.stdin.readline()
         # From here on the scope is in use, so every exchange carries it:
         # the suite counts a trip's spread from this moment or the trip's.
         ready_at = wall_ms()
