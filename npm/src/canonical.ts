@@ -6,7 +6,7 @@
  * page pays for every byte); `stoic/full` has them in browsers.
  */
 import { requireLoaded } from './loaded.js';
-import * as core from './core.js';
+import * as core from './wasm/stoic_wasm.js';
 import { text as textParam } from './guard.js';
 
 /** The most nesting a value may have (the core's bound for JSON text). */

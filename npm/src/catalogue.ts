@@ -3,7 +3,7 @@
  * `stoic/opentelemetry`), which use the engine an entry of the package
  * loaded: a clear error when none has.
  */
-import { metricCatalogue as catalogue } from './core.js';
+import { metricCatalogue as catalogue } from './wasm/stoic_wasm.js';
 import type { Policy } from './policy.js';
 import type { MetricDescription } from './types.js';
 

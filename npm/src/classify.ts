@@ -4,7 +4,7 @@
  * are the core's host policy, read once from the module; this file only
  * knows where JavaScript keeps those facts on an error object.
  */
-import { hostPolicy } from './core.js';
+import { hostPolicy } from './wasm/stoic_wasm.js';
 import { requireLoaded } from './loaded.js';
 import type { NetworkErrorKind, Outcome, OutcomeClass } from './types.js';
 

@@ -2,7 +2,7 @@
  * Hot-path calls pass network kinds and classes as indexes into the core's
  * own code lists, read once from the module: no list is repeated here.
  */
-import { classes, networkKinds } from './core.js';
+import { classes, networkKinds } from './wasm/stoic_wasm.js';
 import type { NetworkErrorKind, OutcomeClass } from './types.js';
 
 let kinds: Map<string, number> | undefined;

@@ -5,7 +5,7 @@
  */
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
-import * as core from './core.js';
+import * as core from './wasm/stoic_wasm.js';
 import { count, flag, jsonText, optionalText, record, text, time } from './guard.js';
 import type {
   AlertConfig,

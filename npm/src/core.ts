@@ -1,7 +1,12 @@
 /**
- * The wasm-bindgen glue (generated into dist/wasm by scripts/js-build.sh).
- * Internal: the public API wraps it. Each entry point (node, browser,
- * workerd) initialises the module before anything here runs.
+ * The wasm-bindgen glue (generated into dist/wasm by scripts/js-build.sh),
+ * whole, for the test harnesses (`npm/test`, `npm/testlib`). Internal.
+ *
+ * The runtime's modules import the glue by name from `./wasm/stoic_wasm.js`
+ * themselves, never through this file: the entry bundles keep the glue a
+ * separate file (scripts/bundle-entries.mjs), and a star re-export of a file
+ * outside the bundle becomes a runtime copy of the glue's whole namespace,
+ * which no app bundler can tree-shake (2.4 KB gzipped more in a browser app).
  * @internal
  */
 export * from './wasm/stoic_wasm.js';

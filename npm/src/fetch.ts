@@ -20,7 +20,7 @@ import type { Attempt } from './attempt.js';
 import { resendMarker, type ResendMarker } from './tracing.js';
 import { refusedCrossOriginHint } from './cors.js';
 import { hostTables, outcomeOfError } from './classify.js';
-import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './core.js';
+import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './wasm/stoic_wasm.js';
 import {
   callable,
   checkedOptions,

@@ -1,6 +1,6 @@
 /** The core's pure helpers a client needs: random keys and their header, Retry-After and server hints. */
 import { requireLoaded } from './loaded.js';
-import * as core from './core.js';
+import * as core from './wasm/stoic_wasm.js';
 import { record, text as textParam, time } from './guard.js';
 import { packHeaders } from './headers.js';
 import type { HeadersLike, ServerHint } from './types.js';

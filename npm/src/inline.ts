@@ -10,7 +10,7 @@
  */
 import wasmBase64 from './wasm/stoic_wasm_inline.js';
 import { markLoaded } from './loaded.js';
-import { initSync } from './core.js';
+import { initSync } from './wasm/stoic_wasm.js';
 
 initSync({ module: decode(wasmBase64) });
 markLoaded();

@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { initSync } from './core.js';
+import { initSync } from './wasm/stoic_wasm.js';
 import { markLoaded } from './loaded.js';
 
 function moduleBytes(): Buffer {

@@ -4,7 +4,7 @@
  * by one more call per attempt.
  * @internal
  */
-import { wasmMemory, type CorePolicy } from './core.js';
+import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
 
 export class PlanArea {
   readonly #core: CorePolicy;

@@ -6,7 +6,7 @@
  */
 import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
-import { boundaryError, CorePolicy, isIdempotentMethod } from './core.js';
+import { boundaryError, CorePolicy, isIdempotentMethod } from './wasm/stoic_wasm.js';
 import { monotonicNow, wallNow } from './clock.js';
 import { callable, flag, httpStatus, invalidValue, jsonText, knownOptions, misuse, optionalText, plainObject, record, shown, text as text_, time } from './guard.js';
 import { packHeaders } from './headers.js';

@@ -20,7 +20,7 @@
  * await fleet.close();
  * ```
  */
-import { fleetRedisScript } from './core.js';
+import { fleetRedisScript } from './wasm/stoic_wasm.js';
 import { monotonicNow } from './clock.js';
 import { callable, num, record } from './guard.js';
 import type { Policy } from './policy.js';

@@ -7,7 +7,7 @@
  * (about 0.6 us even for a short string in Node 20).
  * @internal
  */
-import { wasmMemory, type CorePolicy } from './core.js';
+import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
 
 const encoder = new TextEncoder();
 

@@ -5,7 +5,7 @@
  */
 import { markLoaded } from './loaded.js';
 import wasm from './wasm/stoic_wasm_bg.wasm';
-import { initSync } from './core.js';
+import { initSync } from './wasm/stoic_wasm.js';
 
 initSync({ module: wasm });
 markLoaded();
