@@ -243,14 +243,14 @@ def exchange_after(exchanges: list[list[float]], at_ms: float) -> list[float] | 
 def seen_by_next_exchange(watcher: dict[str, Any], pushed_ms: float) -> bool:
     """Whether ``watcher``'s breaker showed open by the end of the exchange
     that brought the trip: its first exchange to begin once the trip was in
-    the store (at ``pushed_ms``) and the watcher used the scope (its one good
-    call: before that its exchanges carry no scope, and the first one after
-    it follows at once). An earlier exchange that overlapped the push may
-    have brought the trip already; that counts too. Each exchange records
-    the breaker's state as it ends, on the exchange's own thread, so the
-    answer does not depend on how promptly a loaded machine runs the watch
-    loop."""
-    bringer = exchange_after(watcher["exchanges"], max(pushed_ms, watcher["ready_at_ms"]))
+    the store (at ``pushed_ms``). Its scope is in use by then: a watcher
+    makes its one good call before it says "ready", and the caller starts
+    only on the "go" line after that. An earlier exchange that overlapped
+    the push may have brought the trip already; that counts too. Each
+    exchange records the breaker's state as it ends, on the exchange's own
+    thread, so the answer does not depend on how promptly a loaded machine
+    runs the watch loop."""
+    bringer = exchange_after(watcher["exchanges"], pushed_ms)
     opened_by = next((e for e in watcher["exchanges"] if e[3]), None)
     if bringer is None or opened_by is None:
         return False
@@ -263,8 +263,7 @@ def propagation(store: Store, interval: float, seconds: float = 4.0) -> dict[str
     good call and then only watch their breakers. For each watcher: how long
     after the caller's breaker opened its own showed open (wall clock, ms),
     and whether that was by the watcher's first exchange to begin after the
-    caller's push of the trip had reached the store and the watcher had used
-    the scope (``in_one_exchange``)."""
+    caller's push of the trip had reached the store (``in_one_exchange``)."""
     # The watchers make no failing call: only the fleet can open them.
     result = run(
         seconds,

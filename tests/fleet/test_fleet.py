@@ -66,9 +66,7 @@ def test_a_trip_opens_every_breaker_by_the_next_exchange(store: Store) -> None:
     spread = propagation(store, interval=0.2)
     assert all(w["errors"] == 0 for w in spread["workers"]), spread
     # Each watcher's breaker opened (the fleet's doing: it made no failing
-    # call) by its first exchange to begin after the trip reached the store
-    # and the watcher had used the scope (a process slow to start may make
-    # its one good call after the trip; its next exchange follows at once).
+    # call) by its first exchange to begin after the trip reached the store.
     assert all(delay is not None for delay in spread["delays_ms"]), spread
     assert all(spread["in_one_exchange"]), spread
 

@@ -80,9 +80,6 @@ const lines = createInterface({ input: process.stdin });
 await once(lines, 'line');
 lines.close();
 process.stdin.unref?.();
-// From here on the scope is in use, so every exchange carries it: the suite
-// counts a trip's spread from this moment or the trip's.
-const readyAt = Date.now();
 const pause = values.role === 'caller' ? Number(values.pause) * 1000 : WATCH_MS;
 const end = performance.now() + Number(values.seconds) * 1000;
 while (performance.now() < end) {
@@ -110,7 +107,6 @@ await client?.quit();
 Object.assign(report, {
   exchange_failures: sync?.failures ?? 0,
   health,
-  ready_at_ms: readyAt,
   opened_at_ms: openedAt,
   exchanges,
 });

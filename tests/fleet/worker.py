@@ -98,9 +98,6 @@ def main() -> None:
         # against the others or against a staged outage.
         print("ready", flush=True)
         sys.stdin.readline()
-        # From here on the scope is in use, so every exchange carries it:
-        # the suite counts a trip's spread from this moment or the trip's.
-        ready_at = wall_ms()
         end = time.monotonic() + args.seconds
         while time.monotonic() < end:
             if args.role == "caller":
@@ -123,7 +120,6 @@ def main() -> None:
     report |= {
         "exchange_failures": sync.failures if sync else 0,
         "health": health,
-        "ready_at_ms": ready_at,
         "opened_at_ms": opened_at,
         "exchanges": exchanges,
     }
