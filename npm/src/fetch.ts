@@ -262,7 +262,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       onGiveUp: options.onGiveUp,
       returnFailedResponses: options.returnFailedResponses,
     };
-    return runCall(policy, handle, -1, t, key ?? null, steps, loop, now);
+    return runCall(policy, handle, false, t, key ?? null, steps, loop, now);
   };
 }
 

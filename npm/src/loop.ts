@@ -93,16 +93,17 @@ async function giveUp(
  * Runs the attempts of call `handle` (already started on `policy`, which
  * counted it as opened) until the engine says it is over.
  *
- * `first` is the first attempt's number when it was admitted with the start
- * (`begin`), or -1 to ask at `t`. The engine keeps each call's answers by
+ * `admitted` says the first attempt was admitted with the start (`begin`);
+ * otherwise the loop asks at `t`. The engine keeps each call's answers by
  * handle; only the plan area (attempt, timeout, delay) is the policy's, so
- * it is read in the same synchronous run as the report that produced it,
- * before any await or callback.
+ * it is read in the same synchronous run as the admission or report that
+ * wrote it, before any await or callback: for the first attempt, that run
+ * began in the caller, which calls this function right after `begin`.
  */
 export async function runCall<V>(
   policy: Policy,
   handle: number,
-  first: number,
+  admitted: boolean,
   t: number,
   key: string | null,
   steps: Steps<V>,
@@ -114,7 +115,8 @@ export async function runCall<V>(
   const signal = options.signal;
   const wantsDecision = options.onRetry !== undefined;
   const run = steps.attempt;
-  let attempt = first;
+  let ask = !admitted;
+  let attempt = 0;
   /** The attempts made so far. */
   let made = 0;
   let open = true;
@@ -122,10 +124,12 @@ export async function runCall<V>(
   let response: Response | undefined;
   try {
     for (;;) {
-      if (attempt < 0) attempt = checked(core.beforeAttempt(handle, t));
+      if (ask) checked(core.beforeAttempt(handle, t));
+      const area = plan.view();
+      attempt = area[0] as number;
       if (attempt === 0) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
       made = attempt;
-      const context = new AttemptContext(attempt, plan.timeoutMs, key, signal);
+      const context = new AttemptContext(attempt, area[1] as number, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
       try {
@@ -183,7 +187,7 @@ export async function runCall<V>(
         throw reason;
       }
       t = now();
-      attempt = -1;
+      ask = true;
     }
   } finally {
     if (open) core.close(handle);

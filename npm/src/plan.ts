@@ -14,6 +14,14 @@ export class PlanArea {
     this.#core = core;
   }
 
+  /**
+   * The area itself, `[attempt, timeoutMs, delayMs]`: read once per
+   * admission by the loop (each getter below re-checks the view).
+   */
+  view(): Float64Array {
+    return this.#area();
+  }
+
   #area(): Float64Array {
     let view = this.#view;
     // A grown memory detaches old views (their length reads 0).

@@ -101,14 +101,27 @@ export function retry<T>(
   // caller and `fn`, which keeps the stack an error captures short (creating
   // one is most of what a failed attempt costs). Set-up errors still reject.
   if (!switches.active) return once(fn, options);
-  let started: Started<Awaited<T>>;
+  let policy: Policy;
+  let now: () => number;
+  let t: number;
+  let handle: number;
+  let named: boolean;
   try {
-    started = start(fn as (attempt: Attempt) => Awaited<T> | PromiseLike<Awaited<T>>, options);
+    checkArguments(fn, options);
+    policy = options.policy ?? defaultPolicy();
+    now = options.now ?? policy.now;
+    options.signal?.throwIfAborted();
+    // One clock reading serves the start and the first admission.
+    t = now();
+    named = startsNamed(options);
+    handle = start(policy, t, named, options);
   } catch (error) {
     return Promise.reject(error);
   }
-  const { policy, handle, first, t, now } = started;
-  return runCall(policy, handle, first, t, options.idempotencyKey ?? null, started.steps, options, now);
+  const steps = new FunctionSteps(fn as (attempt: Attempt) => Awaited<T> | PromiseLike<Awaited<T>>, options);
+  // Called in the same synchronous run as `start`: the first admission's
+  // number and timeout are still in the plan area.
+  return runCall(policy, handle, !named, t, options.idempotencyKey ?? null, steps, options, now);
 }
 
 /** `retry()`'s arguments, checked the same whether retrying is on or off. */
@@ -129,49 +142,40 @@ async function once<T>(fn: (attempt: Attempt) => T | PromiseLike<T>, options: Re
   }
 }
 
-interface Started<T> {
-  policy: Policy;
-  handle: number;
-  first: number;
-  t: number;
-  now: () => number;
-  steps: FunctionSteps<T>;
-}
-
-/** Checks the options and starts the call (admitting its first attempt when unnamed). */
-function start<T>(fn: (attempt: Attempt) => T | PromiseLike<T>, options: RetryOptions<T>): Started<T> {
-  checkArguments(fn, options);
-  const policy = options.policy ?? defaultPolicy();
-  const now = options.now ?? policy.now;
-  options.signal?.throwIfAborted();
-  const idempotent = options.idempotent ?? true;
-  // testing mode's attempts cap, like a call's own maxAttempts
-  const maxAttempts = switches.attempts ?? options.maxAttempts;
-  const overrides =
-    maxAttempts === undefined && options.backoff === undefined
-      ? undefined
-      : { maxAttempts, backoff: options.backoff };
-  const named =
+/**
+ * Whether the call needs the named start: an operation, scope or key, or
+ * its own attempts or backoff (testing mode's attempts cap counts, like a
+ * call's own maxAttempts).
+ */
+function startsNamed<T>(options: RetryOptions<T>): boolean {
+  return (
     options.operation !== undefined ||
     options.scope !== undefined ||
     options.idempotencyKey !== undefined ||
-    overrides !== undefined;
-  // One clock reading serves the start and the first admission. An unnamed
-  // call starts and is admitted in one crossing (`begin`); the attempt's
-  // number and timeout are then read from the plan area, not by calls.
-  const t = now();
+    options.maxAttempts !== undefined ||
+    options.backoff !== undefined ||
+    switches.attempts !== undefined
+  );
+}
+
+/**
+ * Starts the call on `policy` and returns its handle. An unnamed call
+ * starts and is admitted in one crossing (`begin`); the attempt's number
+ * and timeout are then in the plan area, not asked for by more calls.
+ */
+function start<T>(policy: Policy, t: number, named: boolean, options: RetryOptions<T>): number {
+  const idempotent = options.idempotent ?? true;
   policy.opened();
-  let handle: number;
   try {
-    handle = named
-      ? startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey, overrides)
-      : policy.core.begin(t, idempotent);
+    if (!named) return policy.core.begin(t, idempotent);
+    const maxAttempts = switches.attempts ?? options.maxAttempts;
+    const overrides =
+      maxAttempts === undefined && options.backoff === undefined ? undefined : { maxAttempts, backoff: options.backoff };
+    return startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey, overrides);
   } catch (error) {
     policy.closed(); // bad per-call settings: nothing was started
     throw error;
   }
-  const first = named ? -1 : policy.plan.attempt;
-  return { policy, handle, first, t, now, steps: new FunctionSteps(fn, options) };
 }
 
 /** The attempts of `retry()`: the caller's function, its `classify` and `validate`. */

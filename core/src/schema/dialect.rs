@@ -115,16 +115,19 @@ pub fn camel(snake: &str) -> String {
     out
 }
 
+/// Every word after the first capitalised, underscores dropped. Words are
+/// pushed whole, not a character at a time: every key of every object the
+/// core hands JavaScript passes through here.
 fn push_camel(out: &mut String, snake: &str) {
-    let mut upper = false;
-    for c in snake.chars() {
-        if c == '_' {
-            upper = true;
-        } else if upper {
-            out.push(c.to_ascii_uppercase());
-            upper = false;
-        } else {
-            out.push(c);
+    let mut words = snake.split('_');
+    if let Some(first) = words.next() {
+        out.push_str(first);
+    }
+    for word in words {
+        let mut rest = word.chars();
+        if let Some(head) = rest.next() {
+            out.push(head.to_ascii_uppercase());
+            out.push_str(rest.as_str());
         }
     }
 }
@@ -150,5 +153,30 @@ mod tests {
         assert_eq!(Dialect::RUST.key("base", true), "base_ms");
         assert_eq!(Dialect::PYTHON.key("base", true), "base");
         assert_eq!(Dialect::PYTHON.key("max_attempts", false), "max_attempts");
+    }
+
+    /// The rule spelt one character at a time: after an underscore, the
+    /// next character is upper-cased; underscores are dropped.
+    fn camel_by_characters(snake: &str) -> String {
+        let mut out = String::new();
+        let mut upper = false;
+        for c in snake.chars() {
+            if c == '_' {
+                upper = true;
+            } else if upper {
+                out.push(c.to_ascii_uppercase());
+                upper = false;
+            } else {
+                out.push(c);
+            }
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn camel_case_word_by_word_equals_the_character_rule(snake in "[a-zA-Z0-9_\\u{e9}]{0,24}") {
+            proptest::prop_assert_eq!(camel(&snake), camel_by_characters(&snake));
+        }
     }
 }
