@@ -13,42 +13,49 @@ out=npm/dist/wasm
 bin=npm/node_modules/.bin
 mkdir -p "$out"
 
-# Size first ("s": within 2 % of "z" after wasm-opt, and about 1.6x faster on
-# the decision path), LTO, one codegen unit. panic = "abort": no unwinding
-# code is linked (the crate's lints forbid panicking constructs anyway).
-# stoic-core alone is built for speed (opt-level 3) in the full module
-# (Node, workerd, `stoic/full`): its decision path is what every call runs.
-# The binding instantiates the generic (de)serialization of configs and
-# snapshots itself, so that bulk stays size-first.
+# LTO, one codegen unit, panic = "abort" (no unwinding code is linked; the
+# crate's lints forbid panicking constructs anyway), and an opt-level per
+# module and per part, each chosen by measurement (A/B of two builds in one
+# Node process, bench/js/engine.mjs; gzipped sizes after wasm-opt):
 #
-# The browser's client module builds stoic-core for size, at opt-level z: a
-# page downloads every byte, while a decision is nanoseconds next to the
-# request it decides about. Measured: opt-level s instead of 3 took
-# 132,880 -> 126,508 bytes gzipped for success 276 -> 321 ns and a retry
-# decision 756 -> 810 ns (engine alone in Node); z instead of s takes
-# 97,034 -> 91,860 bytes gzipped (the module as it is now) for a hot path
-# 1.21x slower on both (A/B of the two builds in one Node process,
-# bench/js/engine.mjs: about 0.1 us more for a success, 0.25 us for a
-# retry decision).
-core_opt=${STOIC_CORE_OPT_LEVEL:-3}
+# The full module (Node, workerd, `stoic/full`) is built at opt-level 3
+# throughout: its decision path is what every call runs. Against the earlier
+# split (stoic-core at 3, the binding and the rest at "s"), building the
+# binding at 3 too made the module smaller, 157,683 -> 154,357 bytes
+# gzipped (wasm-opt -Os undoes what it inlined; at "s" more small generic
+# functions stay separate), and its hot path faster: success 0.83x, a retry
+# decision 0.89x the time.
+#
+# The browser's client module is built for size: a page downloads every
+# byte, while a decision is nanoseconds next to the request it decides
+# about. stoic-core and the binding at "z", the rest at "s" (the smallest
+# of the combinations tried: the binding at "z" instead of "s" took
+# 74,415 -> 72,975 bytes gzipped, for a hot path 1.05-1.08x slower;
+# everything at "z" gives 73,307, everything but the two at 3 gives 73,058).
+# Earlier: stoic-core at "s" instead of 3 took 132,880 -> 126,508 bytes
+# gzipped for success 276 -> 321 ns, and "z" instead of "s" 97,034 ->
+# 91,860 for a hot path 1.21x slower.
+full_opt=${STOIC_FULL_OPT_LEVEL:-3}
 client_core_opt=${STOIC_CLIENT_CORE_OPT_LEVEL:-z}
 quoted() { case "$1" in [0-3]) echo "$1" ;; *) echo "\"$1\"" ;; esac; }
 
-# build_module NAME TARGET_DIR CORE_OPT [CARGO FEATURE ARGS...]: builds one
-# module of the stoic-wasm crate, with stoic-core at opt-level CORE_OPT, into
-# $out/NAME.js and NAME_bg.wasm (and, for the full module, the NAME_inline.js
-# that `stoic/inline` imports).
+# build_module NAME TARGET_DIR BASE_OPT CORE_OPT [CARGO FEATURE ARGS...]:
+# builds one module of the stoic-wasm crate, the dependencies at BASE_OPT
+# and stoic-core and the binding at CORE_OPT, into $out/NAME.js and
+# NAME_bg.wasm (and, for the full module, the NAME_inline.js that
+# `stoic/inline` imports).
 build_module() {
-  local name=$1 dir=$2 core_level
-  core_level=$(quoted "$3")
-  shift 3
-  CARGO_PROFILE_RELEASE_OPT_LEVEL=s \
+  local name=$1 dir=$2 base_level=$3 core_level
+  core_level=$(quoted "$4")
+  shift 4
+  CARGO_PROFILE_RELEASE_OPT_LEVEL=$base_level \
   CARGO_PROFILE_RELEASE_LTO=fat \
   CARGO_PROFILE_RELEASE_PANIC=abort \
   CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 \
     cargo build --quiet --locked -p stoic-wasm --target wasm32-unknown-unknown --release \
     --target-dir "$dir" "$@" \
-    --config "profile.release.package.stoic-core.opt-level = $core_level"
+    --config "profile.release.package.stoic-core.opt-level = $core_level" \
+    --config "profile.release.package.stoic-wasm.opt-level = $core_level"
   local wasm="$dir/wasm32-unknown-unknown/release/stoic_wasm.wasm"
 
   # Regenerate when the module's bytes, this script or the flags changed
@@ -85,11 +92,11 @@ build_module() {
 }
 
 # The full module: every entry but the browser's.
-build_module stoic_wasm "$target_dir" "$core_opt"
+build_module stoic_wasm "$target_dir" "$full_opt" "$full_opt"
 # The client build for the browser entry: no standalone parts, server-side
 # idempotency or snapshots (see wasm/src/lib.rs). Its own target dir, so
 # that neither build invalidates the other's artefact.
-build_module stoic_client "$target_dir/client" "$client_core_opt" --no-default-features
+build_module stoic_client "$target_dir/client" s "$client_core_opt" --no-default-features
 
 echo "js-build: tsc"
 "$bin/tsc" -p npm/tsconfig.build.json

@@ -16,8 +16,8 @@
 // retry decision (a 503, its retry decision and the second admission: a
 // call that fails once minus a call that succeeds).
 //
-// STOIC_DIST_B, when set, is a second build's dist (say, stoic-core at
-// another opt-level: `STOIC_CORE_OPT_LEVEL=z make js-build`, then copy
+// STOIC_DIST_B, when set, is a second build's dist (say, the full module at
+// another opt-level: `STOIC_FULL_OPT_LEVEL=s make js-build`, then copy
 // npm/dist): both are loaded into this process and their hot paths timed
 // in alternating order round by round, and the median of the per-round
 // ratios B / A is printed. This machine's speed drifts from minute to
