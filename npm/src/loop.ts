@@ -13,6 +13,7 @@
 import { type Attempt, AttemptContext } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { RetryError } from './errors.js';
+import { ATTEMPT, TIMEOUT_MS } from './plan.js';
 import { checked, type Policy, report } from './policy.js';
 import { noWait, switches } from './testing.js';
 import type { GiveUp, Outcome, Retry } from './types.js';
@@ -126,10 +127,10 @@ export async function runCall<V>(
     for (;;) {
       if (ask) checked(core.beforeAttempt(handle, t));
       const area = plan.view();
-      attempt = area[0] as number;
+      attempt = area[ATTEMPT] as number;
       if (attempt === 0) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
       made = attempt;
-      const context = new AttemptContext(attempt, area[1] as number, key, signal);
+      const context = new AttemptContext(attempt, area[TIMEOUT_MS] as number, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
       try {

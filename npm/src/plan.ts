@@ -6,6 +6,13 @@
  */
 import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
 
+/** The last admitted attempt's number, 0 if the last admission refused. */
+export const ATTEMPT = 0;
+/** The last admitted attempt's timeout in ms, -1 if unbounded. */
+export const TIMEOUT_MS = 1;
+/** The last decision's delay in ms if it was a retry, else -1. */
+export const DELAY_MS = 2;
+
 export class PlanArea {
   readonly #core: CorePolicy;
   #view: Float64Array | undefined;
@@ -15,14 +22,10 @@ export class PlanArea {
   }
 
   /**
-   * The area itself, `[attempt, timeoutMs, delayMs]`: read once per
-   * admission by the loop (each getter below re-checks the view).
+   * The area, indexed by `ATTEMPT`, `TIMEOUT_MS` and `DELAY_MS`: the loop
+   * takes it once per admission and reads both of the admission's figures.
    */
   view(): Float64Array {
-    return this.#area();
-  }
-
-  #area(): Float64Array {
     let view = this.#view;
     // A grown memory detaches old views (their length reads 0).
     if (view === undefined || view.length === 0) {
@@ -33,18 +36,8 @@ export class PlanArea {
     return view;
   }
 
-  /** The last admitted attempt's number, 0 if the last admission refused. */
-  get attempt(): number {
-    return this.#area()[0] as number;
-  }
-
-  /** The last admitted attempt's timeout in ms, -1 if unbounded. */
-  get timeoutMs(): number {
-    return this.#area()[1] as number;
-  }
-
   /** The last decision's delay in ms if it was a retry, else -1. */
   get delayMs(): number {
-    return this.#area()[2] as number;
+    return this.view()[DELAY_MS] as number;
   }
 }
