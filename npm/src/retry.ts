@@ -18,7 +18,7 @@ import {
   text,
 } from './guard.js';
 import { type GiveUpInfo, isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
-import { Policy, policyOption, startNamed } from './policy.js';
+import { type CallOverrides, Policy, policyOption, startNamed } from './policy.js';
 import { switches } from './testing.js';
 import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
 
@@ -113,8 +113,9 @@ export function retry<T>(
     options.signal?.throwIfAborted();
     // One clock reading serves the start and the first admission.
     t = now();
-    named = startsNamed(options);
-    handle = start(policy, t, named, options);
+    const overrides = callOverrides(options);
+    named = startsNamed(options, overrides);
+    handle = start(policy, t, named, overrides, options);
   } catch (error) {
     return Promise.reject(error);
   }
@@ -143,18 +144,21 @@ async function once<T>(fn: (attempt: Attempt) => T | PromiseLike<T>, options: Re
 }
 
 /**
- * Whether the call needs the named start: an operation, scope or key, or
- * its own attempts or backoff (testing mode's attempts cap counts, like a
- * call's own maxAttempts).
+ * The call's own attempts and backoff, if it has any (testing mode's
+ * attempts cap counts, like a call's own maxAttempts).
  */
-function startsNamed<T>(options: RetryOptions<T>): boolean {
+function callOverrides<T>(options: RetryOptions<T>): CallOverrides | undefined {
+  const maxAttempts = switches.attempts ?? options.maxAttempts;
+  return maxAttempts === undefined && options.backoff === undefined ? undefined : { maxAttempts, backoff: options.backoff };
+}
+
+/** Whether the call needs the named start: an operation, scope or key, or its own overrides. */
+function startsNamed<T>(options: RetryOptions<T>, overrides: CallOverrides | undefined): boolean {
   return (
     options.operation !== undefined ||
     options.scope !== undefined ||
     options.idempotencyKey !== undefined ||
-    options.maxAttempts !== undefined ||
-    options.backoff !== undefined ||
-    switches.attempts !== undefined
+    overrides !== undefined
   );
 }
 
@@ -163,14 +167,17 @@ function startsNamed<T>(options: RetryOptions<T>): boolean {
  * starts and is admitted in one crossing (`begin`); the attempt's number
  * and timeout are then in the plan area, not asked for by more calls.
  */
-function start<T>(policy: Policy, t: number, named: boolean, options: RetryOptions<T>): number {
+function start<T>(
+  policy: Policy,
+  t: number,
+  named: boolean,
+  overrides: CallOverrides | undefined,
+  options: RetryOptions<T>,
+): number {
   const idempotent = options.idempotent ?? true;
   policy.opened();
   try {
     if (!named) return policy.core.begin(t, idempotent);
-    const maxAttempts = switches.attempts ?? options.maxAttempts;
-    const overrides =
-      maxAttempts === undefined && options.backoff === undefined ? undefined : { maxAttempts, backoff: options.backoff };
     return startNamed(policy, t, options.operation ?? '', options.scope ?? '', idempotent, options.idempotencyKey, overrides);
   } catch (error) {
     policy.closed(); // bad per-call settings: nothing was started
