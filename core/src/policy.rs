@@ -513,6 +513,21 @@ impl Policy {
         self.events.dropped()
     }
 
+    /// Whether a decision about a response with `status` can depend on its
+    /// headers. Only a status this policy may retry (transient, or
+    /// ambiguous) takes its wait, or a refusal, from the server's hints, and
+    /// only while hints are respected; a 200's or a 404's headers change
+    /// nothing. So a host need not gather and pass them: on every response,
+    /// that work was most of what reporting a success cost.
+    #[must_use]
+    pub fn reads_hints(&self, status: u16) -> bool {
+        self.config.hints.respect
+            && matches!(
+                self.classifier.status(status).0,
+                Class::Transient | Class::Ambiguous
+            )
+    }
+
     /// Tells the breaker and the budget how the attempt went. Only transient
     /// and ambiguous failures count against the service: a 4xx shows it is
     /// up and answering.

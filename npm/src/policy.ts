@@ -410,9 +410,12 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
     case 'success':
       return checked(core.onSuccess(handle, now));
     case 'status': {
-      const text = policy.text.write(packHeaders(outcome.headers), optionalText(outcome.detail, 'detail'));
+      const status = httpStatus(outcome.status);
+      // Only a status the policy may retry has its headers read (for the server's hints).
+      const headers = core.readsHints(status) ? packHeaders(outcome.headers) : undefined;
+      const text = policy.text.write(headers, optionalText(outcome.detail, 'detail'));
       const wall = outcome.wallNowMs === null ? -1 : time(outcome.wallNowMs ?? policy.wallNow(), 'wallNowMs');
-      return checked(core.onStatus(handle, now, httpStatus(outcome.status), wall, text.a, text.b));
+      return checked(core.onStatus(handle, now, status, wall, text.a, text.b));
     }
     case 'network': {
       const index = networkIndex(outcome.network);

@@ -109,6 +109,23 @@ test('a returned Response is judged by its status and its Retry-After hint', asy
   assert.equal(error.response.status, 404);
 });
 
+test("the policy's own status table decides whose headers are read: a 200 it retries waits its Retry-After", async () => {
+  // The runtime passes a response's headers only when the policy may retry
+  // its status (`readsHints`); a table that makes 200 transient must still
+  // get the server's hint, and a 503 made deterministic gives up at once.
+  const { clock, options } = setup({ classify: { status: { 200: 'transient', 503: 'deterministic' } } });
+  let n = 0;
+  const response = await retry(
+    () => (++n === 1 ? new Response('warming up', { status: 200, headers: { 'retry-after': '3' } }) : new Response('done', { status: 201 })),
+    options,
+  );
+  assert.equal(response.status, 201);
+  assert.deepEqual(clock.sleeps, [3000]);
+  const error = await retry(() => new Response('busy', { status: 503, headers: { 'retry-after': '1' } }), options).catch((e) => e);
+  assert.equal(error.code, 'not_retryable');
+  assert.deepEqual(clock.sleeps, [3000]);
+});
+
 test('aborting during the wait cancels the call and rejects with the reason', async () => {
   const { policy } = setup();
   const controller = new AbortController();

@@ -466,6 +466,14 @@ impl CorePolicy {
         decide(inner, plan, slot, now, Outcome::success())
     }
 
+    /// Whether the decision on a response with `status` can depend on its
+    /// headers (`Policy::reads_hints`): when not, the host passes none, and
+    /// saves gathering them on every success.
+    #[wasm_bindgen(js_name = readsHints)]
+    pub fn reads_hints(&self, status: u16) -> bool {
+        self.inner.reads_hints(status)
+    }
+
     /// An HTTP response arrived. `headers` is `name\nvalue\n...` (for server
     /// hints), `wall` the Unix ms now (-1 if unknown), `detail` a body excerpt.
     /// Text arrives as UTF-8 bytes: the host encodes with `TextEncoder`, which
