@@ -161,7 +161,14 @@ impl Call {
         wall_now: Option<Secs>,
     ) -> PyResult<Option<f64>> {
         let status = http_status(status)?;
-        let pairs = header_pairs(headers)?;
+        // Only a status the policy may retry has its headers read (for the
+        // server's hints): a 200's are not even converted.
+        let reads = self.policy.get().lock().reads_hints(status);
+        let pairs = if reads {
+            header_pairs(headers)?
+        } else {
+            Vec::new()
+        };
         let outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now)?);
         self.observe_with(now, outcome, detail)
     }

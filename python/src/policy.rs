@@ -455,6 +455,14 @@ impl Policy {
             .map(|at| ms_to_secs(at.as_millis()))
     }
 
+    /// Whether the decision on a response with `status` can depend on its
+    /// headers: only a status this policy may retry reads them (the
+    /// server's hints). An HTTP integration gathers them only then.
+    fn reads_hints(&self, status: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let status = http_status(status)?;
+        Ok(self.lock().reads_hints(status))
+    }
+
     /// The breaker state code of `scope` (`closed`, `open`, `half_open`).
     #[pyo3(signature = (scope=""))]
     fn breaker_state(&self, scope: &str) -> Option<&'static str> {

@@ -104,6 +104,28 @@ def test_call_flow_and_decisions() -> None:
         policy.begin(0.0).on_network_error(0.0, "gremlins")
 
 
+def test_the_policys_status_table_decides_whose_headers_are_read() -> None:
+    # The binding converts a response's headers only when the policy may
+    # retry its status: a table that makes 200 transient still gets the
+    # server's Retry-After, and a 503 made deterministic gives up at once.
+    policy = stoic.Policy(seed=1, classify={"status": {"200": "transient", "503": "deterministic"}})
+    assert policy.reads_hints(200)
+    assert policy.reads_hints(429)
+    assert not policy.reads_hints(503)
+    assert not policy.reads_hints(404)
+    assert stoic.Policy().reads_hints(503)
+    assert not stoic.Policy().reads_hints(200)
+    assert not stoic.Policy(hints={"respect": False}).reads_hints(503)
+    call = policy.begin(0.0, "get")
+    assert call.on_status(0.1, 200, {"retry-after": "3"}) == 3.0
+    assert call.admit(3.1)
+    assert call.on_status(3.2, 201, {"retry-after": "3"}) is None
+    assert call.succeeded
+    refused = policy.begin(4.0, "get")
+    assert refused.on_status(4.1, 503, {"retry-after": "1"}) is None
+    assert refused.reason == "not_retryable"
+
+
 def test_a_call_belongs_to_its_policy() -> None:
     a, b = stoic.Policy(), stoic.Policy()
     call = a.start(0.0)

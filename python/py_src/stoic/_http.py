@@ -171,10 +171,12 @@ class HttpCalls:
         else:
             # Read inside the attempt whenever an excerpt is wanted.
             detail = self._text_of(response)[: self._excerpt] if wants_excerpt(status) else None
+            # Headers are gathered only for a status the policy may retry.
+            reads = self._settings.policy.reads_hints(status)
             delay = call.on_status(
                 clock.monotonic(),
                 status,
-                self._headers_of(response),
+                self._headers_of(response) if reads else None,
                 detail=detail,
                 wall_now=clock.wall(),
             )
