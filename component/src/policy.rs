@@ -152,13 +152,20 @@ impl GuestPolicy for Policy {
             WitKind::Raised(class) => OutcomeKind::Raised(class_in(class)),
         };
         let wall = outcome.wall_now_unix_ms.map(WallClock::from_unix_millis);
+        // Headers are parsed only for a status the policy may retry.
+        let reads = match kind {
+            OutcomeKind::Status(status) => self.inner.borrow().reads_hints(status),
+            _ => true,
+        };
         let pairs = outcome
             .headers
             .iter()
             .map(|(n, v)| (n.as_str(), v.as_str()));
         let core = Outcome {
             kind,
-            hint: stoic_core::hints::server_hint(pairs, wall),
+            hint: reads
+                .then(|| stoic_core::hints::server_hint(pairs, wall))
+                .flatten(),
             detail: outcome.detail.as_deref(),
         };
         self.drive(&call, Some(CallStep::Outcome), |policy, call| {
@@ -199,6 +206,10 @@ impl GuestPolicy for Policy {
             .borrow()
             .next_timeout()
             .map(stoic_core::Instant::as_millis)
+    }
+
+    fn reads_hints(&self, status: u16) -> bool {
+        self.inner.borrow().reads_hints(status)
     }
 
     fn breaker_state(&self, scope: String) -> Option<BreakerState> {

@@ -10,6 +10,7 @@ use stoic_core::host::{
     http_plan, network_kind_of, validates, wants_excerpt, HttpRequest, DEFAULT_OPERATION,
     ERROR_CODES, KEY_FORM, KEY_HEADER, UNKNOWN_ERROR_CLASS,
 };
+use stoic_core::Policy;
 
 fn statuses(v: &Value) -> Vec<u16> {
     v.as_array()
@@ -65,5 +66,23 @@ fn the_host_policy_matches_the_vectors() {
             "trust_key": plan.trust_key,
         });
         assert_eq!(got, case["expect"], "{}", case["name"]);
+    }
+}
+
+#[test]
+fn the_statuses_whose_headers_a_policy_reads_match_the_vectors() {
+    let doc = vectors::load("host.json", "host");
+    for case in doc["reads_hints"].as_array().expect("reads_hints") {
+        let name = case["name"].as_str().expect("name");
+        // The core takes its jitter seed from the host; bindings draw one.
+        let mut config = case["config"].clone();
+        config["seed"] = serde_json::json!(1);
+        let policy = Policy::from_json(&config.to_string()).expect(name);
+        for status in statuses(&case["yes"]) {
+            assert!(policy.reads_hints(status), "{name}: {status}");
+        }
+        for status in statuses(&case["no"]) {
+            assert!(!policy.reads_hints(status), "{name}: {status}");
+        }
     }
 }

@@ -241,6 +241,16 @@ export class Policy {
     }
   }
 
+  /**
+   * Whether a decision about a response with `status` can read its headers
+   * (the server's hints): only for a status this policy may retry. An
+   * integration that reports responses itself can skip gathering the
+   * headers of every other one (a 200's), as `createFetch` does.
+   */
+  readsHints(status: number): boolean {
+    return this.core.readsHints(httpStatus(status));
+  }
+
   /** The breaker state of a scope (`"default"` when omitted), or null. */
   breakerState(scope = ''): BreakerStateCode | null {
     return (this.core.breakerState(text_(scope, 'scope')) as BreakerStateCode | undefined) ?? null;

@@ -3,7 +3,7 @@
 // carrying each code (core/tests/vectors_host.rs and the Python suite run
 // the same file).
 import assert from 'node:assert/strict';
-import { outcomeOfError } from '../dist/node.js';
+import { outcomeOfError, Policy } from '../dist/node.js';
 import { hostPolicy, httpPlan, validatesStatus, wantsExcerpt } from '../dist/core.js';
 
 export function runHost(name, doc) {
@@ -46,6 +46,13 @@ export function runHost(name, doc) {
       expect,
       `${name}: ${plan}`,
     );
+    count += 1;
+  }
+  for (const { name: label, config, yes, no } of doc.reads_hints) {
+    const policy = new Policy(config);
+    for (const status of yes) assert.equal(policy.readsHints(status), true, `${name}: ${label}: ${status}`);
+    for (const status of no) assert.equal(policy.readsHints(status), false, `${name}: ${label}: ${status}`);
+    policy.free();
     count += 1;
   }
   return count;

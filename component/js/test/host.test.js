@@ -66,6 +66,15 @@ test('component host rules', () => {
   }
 });
 
+test('component: the statuses whose headers a policy reads', () => {
+  const doc = load('host.json', 'host');
+  for (const { name, config, yes, no } of doc.reads_hints) {
+    const policy = engine.policy.Policy.create(JSON.stringify({ ...config, seed: 1 }));
+    for (const status of yes) assert.equal(policy.readsHints(status), true, `${name}: ${status}`);
+    for (const status of no) assert.equal(policy.readsHints(status), false, `${name}: ${status}`);
+  }
+});
+
 test('the Node example runs', () => {
   // component/examples/retry_loop.mjs, as its README section shows it.
   const root = path.resolve(path.dirname(COMPONENT_JS), '../../..');

@@ -4,6 +4,7 @@ and the component imports nothing."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 
@@ -76,6 +77,21 @@ def test_host_rules(engine: Engine) -> None:
             auto_keys=r["auto_keys"],
         )
         assert plain(engine.call("host", "http-plan", request)) == plan["expect"], plan["name"]
+
+
+def test_the_statuses_whose_headers_a_policy_reads(engine: Engine) -> None:
+    doc = load("host.json", "host")
+    for case in doc["reads_hints"]:
+        config = json.dumps({**case["config"], "seed": 1})
+        policy = engine.call("policy", "[static]policy.create", config)
+
+        def reads(status: int, policy: object = policy) -> object:
+            return engine.call("policy", "[method]policy.reads-hints", policy, status)
+
+        for status in case["yes"]:
+            assert reads(status) is True, (case["name"], status)
+        for status in case["no"]:
+            assert reads(status) is False, (case["name"], status)
 
 
 def test_the_python_example_runs() -> None:

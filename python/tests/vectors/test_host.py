@@ -5,9 +5,11 @@ runtime's translation of an exception carrying each errno name
 from __future__ import annotations
 
 import errno
+from typing import Any
 
 import pytest
 
+import stoic
 from conftest import load
 from stoic import _stoic
 from stoic._classify import classify_exception
@@ -25,6 +27,13 @@ def test_the_binding_exposes_the_core_tables() -> None:
     for table, rule in (("excerpt", _stoic.wants_excerpt), ("validate", _stoic.validates_status)):
         assert all(rule(s) for s in DOC[table]["yes"]), table
         assert not any(rule(s) for s in DOC[table]["no"]), table
+
+
+@pytest.mark.parametrize("case", DOC["reads_hints"], ids=lambda c: str(c["name"]))
+def test_the_statuses_whose_headers_a_policy_reads(case: dict[str, Any]) -> None:
+    policy = stoic.Policy(**case["config"])
+    assert all(policy.reads_hints(s) for s in case["yes"]), case["name"]
+    assert not any(policy.reads_hints(s) for s in case["no"]), case["name"]
 
 
 @pytest.mark.parametrize("name", sorted(DOC["error_codes"]))
