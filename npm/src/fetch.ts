@@ -20,7 +20,8 @@ import type { Attempt } from './attempt.js';
 import { resendMarker, type ResendMarker } from './tracing.js';
 import { refusedCrossOriginHint } from './cors.js';
 import { hostTables, outcomeOfError } from './classify.js';
-import { httpPlan, keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './wasm/stoic_wasm.js';
+import { keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './wasm/stoic_wasm.js';
+import { planOf } from './http-plan.js';
 import {
   callable,
   checkedOptions,
@@ -218,13 +219,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       return send(request ?? url, { ...requestInit, method, headers });
     }
     let key = idempotencyKey ?? parseKeyHeader(headers.get(keyHeader) ?? '') ?? undefined;
-    const plan = httpPlan(method, url.host, url.pathname, key, serverDeduplicates, keys) as {
-      operation: string;
-      scope: string;
-      safeToRepeat: boolean;
-      autoKey: boolean;
-      trustKey: boolean;
-    };
+    const plan = planOf(method, url.host, url.pathname, key, serverDeduplicates, keys);
     if (plan.autoKey) key = randomKey(undefined);
     if (key !== undefined && !headers.has(keyHeader)) headers.set(keyHeader, keyHeaderValue(key, keyForm));
 

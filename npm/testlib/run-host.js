@@ -4,7 +4,8 @@
 // the same file).
 import assert from 'node:assert/strict';
 import { outcomeOfError, Policy } from '../dist/node.js';
-import { hostPolicy, httpPlan, validatesStatus, wantsExcerpt } from '../dist/core.js';
+import { hostPolicy, validatesStatus, wantsExcerpt } from '../dist/core.js';
+import { planOf } from '../dist/http-plan.js';
 
 export function runHost(name, doc) {
   let count = 0;
@@ -34,7 +35,7 @@ export function runHost(name, doc) {
     count += 1;
   }
   for (const { name: plan, request: r, expect } of doc.http_plans) {
-    const got = httpPlan(r.method, r.host, r.path, r.caller_key, r.server_deduplicates, r.auto_keys);
+    const got = planOf(r.method, r.host, r.path, r.caller_key ?? undefined, r.server_deduplicates, r.auto_keys);
     assert.deepEqual(
       {
         operation: got.operation,

