@@ -34,7 +34,7 @@ pub use dialect::{camel, Dialect, KeyCase, TimeUnit};
 pub use emit::{emit, Emit};
 pub use read::Fields;
 pub use value::Value;
-pub use write::{emit_json, Out};
+pub use write::{emit_json, Out, Scalar};
 
 use crate::error::ConfigError;
 

@@ -209,6 +209,7 @@ export class Policy {
 
   /** Drains queued events, oldest first. */
   *events(): Generator<StoicEvent> {
+    while (this.#undelivered.length > 0) yield this.#undelivered.shift() as StoicEvent;
     for (let e = this.core.pollEvent(); e !== undefined; e = this.core.pollEvent()) {
       yield e as StoicEvent;
     }
@@ -231,13 +232,30 @@ export class Policy {
 
   #listeners: readonly ((event: StoicEvent) => void)[] = [];
 
-  /** @internal Hands queued events to `onEvent` and the listeners, if any. */
+  /** Events taken from the engine and not handed out yet, because a listener threw. */
+  #undelivered: StoicEvent[] = [];
+
+  /**
+   * @internal Hands queued events to `onEvent` and the listeners, if any:
+   * all of them in one crossing (`drainEvents`). A listener that throws
+   * stops the handing out, as it did event by event; the events after it
+   * wait for the next flush, in order.
+   */
   flush(): void {
     if (this.onEvent === undefined && this.#listeners.length === 0) return;
-    for (let e = this.core.pollEvent(); e !== undefined; e = this.core.pollEvent()) {
-      const event = e as StoicEvent;
-      this.onEvent?.(event);
-      for (const listener of this.#listeners) listener(event);
+    const drained = this.core.drainEvents() as StoicEvent[] | undefined;
+    const queue = this.#undelivered.length === 0 ? drained : [...this.#undelivered, ...(drained ?? [])];
+    if (queue === undefined) return;
+    this.#undelivered = [];
+    for (let i = 0; i < queue.length; i++) {
+      const event = queue[i] as StoicEvent;
+      try {
+        this.onEvent?.(event);
+        for (const listener of this.#listeners) listener(event);
+      } catch (error) {
+        this.#undelivered = queue.slice(i + 1);
+        throw error;
+      }
     }
   }
 

@@ -182,3 +182,34 @@ test('long and non-ASCII text crosses whole (the text area grows)', () => {
   call.close();
   assert.deepEqual(Object.keys(policy.metrics()), ['api']);
 });
+
+test('events a throwing listener left behind come at the next flush, in order, none lost', async () => {
+  // A measured call queues several events, handed out in one crossing; a
+  // listener that throws stops the handing out, and the rest wait.
+  const label = (event) => (event.kind === 'metric' ? `${event.metric}` : event.kind === 'decision' ? event.name : event.kind);
+  const calm = new Policy({ seed: 1, logRecords: true });
+  calm.measuring = true;
+  const expected = [];
+  calm.onEvent = (event) => expected.push(label(event));
+  await retry(() => 1, { policy: calm });
+  await retry(() => 2, { policy: calm });
+  assert.ok(expected.length >= 4, expected.join());
+
+  const policy = new Policy({ seed: 1, logRecords: true });
+  policy.measuring = true;
+  const seen = [];
+  let broken = true;
+  policy.onEvent = (event) => {
+    seen.push(label(event));
+    if (broken) {
+      broken = false;
+      throw new Error('listener broke');
+    }
+  };
+  await assert.rejects(retry(() => 1, { policy }), /listener broke/);
+  assert.equal(seen.length, 1);
+  await retry(() => 2, { policy });
+  assert.deepEqual(seen, expected);
+  calm.free();
+  policy.free();
+});

@@ -21,6 +21,8 @@ pub(crate) use read::read_decimal;
 /// `1e-6` use exponent form (`"1e+21"`, `"1.5e-7"`).
 #[must_use]
 pub fn es6_number(value: f64) -> Option<String> {
+    /// 2^53: below it, every whole number is exactly a double.
+    const EXACT_INTEGERS: f64 = 9_007_199_254_740_992.0;
     if !value.is_finite() {
         return None;
     }
@@ -28,6 +30,20 @@ pub fn es6_number(value: f64) -> Option<String> {
         // Both +0 and -0: ECMAScript prints "0" for each.
         return Some(String::from("0"));
     }
+    if value.fract() == 0.0 && value.abs() < EXACT_INTEGERS {
+        // A whole number below 2^53 (a count, milliseconds) is its own
+        // digits: every integer there is a distinct double, so no shorter
+        // digit string rounds to it, and the exact algorithm's big-number
+        // work (2,000 instructions a number) is not needed.
+        #[allow(clippy::cast_possible_truncation)] // whole and below 2^53: exact
+        return Some((value as i64).to_string());
+    }
+    shortest_text(value)
+}
+
+/// The general case: the shortest round-trip digits, laid out by
+/// ECMAScript's thresholds. `value` is finite and not zero.
+fn shortest_text(value: f64) -> Option<String> {
     let (digits, n) = shortest::shortest_digits(value.abs());
     let digits: String = digits.iter().map(|d| char::from(b'0' + d)).collect();
     let digits = digits.as_str();
@@ -93,7 +109,22 @@ fn push_zeros(out: &mut String, count: i64) {
 
 #[cfg(test)]
 mod tests {
-    use super::es6_number;
+    use super::{es6_number, shortest_text};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The whole-number shortcut writes what the exact algorithm does.
+        #[test]
+        fn whole_numbers_take_the_shortcut_to_the_same_text(n in prop_oneof![
+            -(1i64 << 53) + 1..(1i64 << 53),
+            -1_000_000i64..1_000_000,
+        ]) {
+            prop_assume!(n != 0);
+            #[allow(clippy::cast_precision_loss)] // below 2^53: exact
+            let value = n as f64;
+            prop_assert_eq!(es6_number(value), shortest_text(value));
+        }
+    }
 
     #[test]
     fn layouts_follow_ecmascript_thresholds() {

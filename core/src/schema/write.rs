@@ -12,6 +12,27 @@ use super::emit::Emit;
 use super::value::Value;
 use crate::time::Instant;
 
+/// A data value borrowed from its owner, for [`Out::scalars`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scalar<'a> {
+    /// A code or a name.
+    Text(&'a str),
+    /// A count.
+    Int(u64),
+    /// A number.
+    Float(f64),
+}
+
+impl Scalar<'_> {
+    fn value(self) -> Value {
+        match self {
+            Scalar::Text(text) => Value::Text(text.to_owned()),
+            Scalar::Int(n) => Value::Int(i128::from(n)),
+            Scalar::Float(x) => Value::Float(x),
+        }
+    }
+}
+
 /// The fields of one object being written.
 #[derive(Debug)]
 pub struct Out {
@@ -153,9 +174,17 @@ impl Out {
         self.text(name, code);
     }
 
-    /// A text (data, written as is).
+    /// A text (data, written as is). A JSON writer copies it straight into
+    /// its text, with no owned copy made first.
     #[inline(never)]
     pub fn text(&mut self, name: &str, text: &str) {
+        if self.is_json() {
+            self.json_key(name, false);
+            if let Sink::Json(out) = &mut self.sink {
+                crate::key::write_json_string(text, out);
+            }
+            return;
+        }
         self.put(name, false, Value::Text(text.to_owned()));
     }
 
@@ -258,6 +287,37 @@ impl Out {
     #[inline(never)]
     pub fn table(&mut self, name: &str, entries: Vec<(String, Value)>) {
         self.put(name, false, Value::Map(entries));
+    }
+
+    /// A table keyed by data, as [`Out::table`], of borrowed scalars: a
+    /// JSON writer writes them straight into its text, with nothing
+    /// allocated per entry (metric attributes, written on every call).
+    pub fn scalars<'a>(
+        &mut self,
+        name: &str,
+        entries: impl Iterator<Item = (&'a str, Scalar<'a>)>,
+    ) {
+        if !self.is_json() {
+            let entries = entries.map(|(k, v)| (k.to_owned(), v.value())).collect();
+            self.table(name, entries);
+            return;
+        }
+        self.json_key(name, false);
+        if let Sink::Json(text) = &mut self.sink {
+            text.push('{');
+            for (i, (key, item)) in entries.enumerate() {
+                if i > 0 {
+                    text.push(',');
+                }
+                crate::key::write_json_string(key, text);
+                text.push(':');
+                match item {
+                    Scalar::Text(t) => crate::key::write_json_string(t, text),
+                    number => number.value().write_json(text),
+                }
+            }
+            text.push('}');
+        }
     }
 
     /// A list.

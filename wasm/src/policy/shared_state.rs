@@ -1,6 +1,7 @@
 //! The shared state a `CorePolicy` keeps across calls, as the host reads it:
 //! draining, events, breakers, budgets, metrics.
 
+use stoic_core::schema::{emit_json, Dialect, Value};
 use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -54,6 +55,39 @@ impl CorePolicy {
             }
         }
         value
+    }
+
+    /// Every queued event, oldest first, as one array, or `undefined` when
+    /// none: one JSON text crosses and is parsed once, however many events
+    /// a call queued (a measured call queues two, and each crossing as its
+    /// own object cost as much as writing it). A log event's record also
+    /// carries `line` and `text`, as from `pollEvent`.
+    #[wasm_bindgen(js_name = drainEvents)]
+    pub fn drain_events(&mut self) -> JsValue {
+        let mut text = String::new();
+        while let Some(event) = self.inner.poll_event() {
+            text.push(if text.is_empty() { '[' } else { ',' });
+            let json = emit_json(&event, Dialect::JS);
+            // The record is a log event's last member: its fields end one
+            // brace before the event's.
+            let record_end = json.len().saturating_sub(2);
+            match (&event, json.split_at_checked(record_end)) {
+                (stoic_core::Event::Log { record, .. }, Some((head, tail))) if tail == "}}" => {
+                    text.push_str(head);
+                    text.push_str(",\"line\":");
+                    text.push_str(&Value::Text(record.to_json_line()).to_json_text());
+                    text.push_str(",\"text\":");
+                    text.push_str(&Value::Text(record.to_string()).to_json_text());
+                    text.push_str(tail);
+                }
+                _ => text.push_str(&json),
+            }
+        }
+        if text.is_empty() {
+            return JsValue::UNDEFINED;
+        }
+        text.push(']');
+        js_sys::JSON::parse(&text).unwrap_or(JsValue::UNDEFINED)
     }
 
     /// When shared state next changes by itself (ms), -1 if never.

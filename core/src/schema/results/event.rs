@@ -4,7 +4,7 @@ use crate::event::Event;
 use crate::record::{LogError, LogRecord};
 use crate::schema::{Emit, Out};
 #[cfg(feature = "measure")]
-use crate::{record::AttributeValue, schema::Value};
+use crate::{record::AttributeValue, schema::Scalar};
 
 use super::records::alert_changed;
 
@@ -77,21 +77,16 @@ impl Emit for Event {
 }
 
 #[cfg(feature = "measure")]
-/// A point's or a decision's attributes, as an exporter hands them to its
-/// SDK: names as they are in every language (they are attribute names,
-/// not fields), absent ones left out.
 fn attributes<'a>(o: &mut Out, entries: impl Iterator<Item = (&'static str, AttributeValue<'a>)>) {
-    let entries = entries
-        .map(|(name, value)| {
-            let value = match value {
-                AttributeValue::Text(text) => Value::Text(text.to_owned()),
-                AttributeValue::Int(n) => Value::Int(i128::from(n)),
-                AttributeValue::Float(x) => Value::Float(x),
-            };
-            (name.to_owned(), value)
-        })
-        .collect();
-    o.table("attributes", entries);
+    let entries = entries.map(|(name, value)| {
+        let value = match value {
+            AttributeValue::Text(text) => Scalar::Text(text),
+            AttributeValue::Int(n) => Scalar::Int(n),
+            AttributeValue::Float(x) => Scalar::Float(x),
+        };
+        (name, value)
+    });
+    o.scalars("attributes", entries);
 }
 
 impl Emit for LogError {

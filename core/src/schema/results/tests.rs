@@ -352,3 +352,56 @@ fn handed_back_values_are_checked() {
         (ConfigErrorCode::OutOfRange, "state.status")
     );
 }
+
+/// Measured calls' events (metric points and decisions, their attributes
+/// written straight into the JSON text) read the same as their trees, in
+/// every dialect: success, a retried 503 with a hint, a give-up.
+#[cfg(feature = "measure")]
+#[test]
+fn measured_events_write_the_text_of_their_tree() {
+    use crate::call::CallSpec;
+    use crate::config::Config;
+    use crate::outcome::Outcome;
+    use crate::policy::Policy;
+
+    let mut policy = Policy::new(Config {
+        seed: Some(3),
+        ..Config::default()
+    })
+    .unwrap();
+    policy.set_measuring(true);
+    let at = Instant::from_millis;
+    let hint = ServerHint::Delay {
+        delay_ms: 1500,
+        source: HintSource::RetryAfter,
+    };
+    let outcomes = [
+        vec![Outcome::success()],
+        vec![
+            Outcome::status(503).with_hint(Some(hint)),
+            Outcome::success(),
+        ],
+        vec![Outcome::status(404).with_detail("no \"such\"\norder é")],
+    ];
+    let mut seen = 0;
+    for (i, steps) in outcomes.into_iter().enumerate() {
+        let t = 10_000 * i as u64;
+        let mut call = policy.start(at(t), CallSpec::new("GET /orders").idempotent(true));
+        for (n, outcome) in steps.into_iter().enumerate() {
+            let now = at(t + 2_000 * n as u64);
+            let _ = policy.before_attempt(now, &mut call);
+            let _ = policy.on_outcome(now, &mut call, outcome);
+        }
+        while let Some(event) = policy.poll_event() {
+            for dialect in [Dialect::RUST, Dialect::JS, Dialect::PYTHON] {
+                assert_eq!(
+                    emit_json(&event, dialect),
+                    emit(&event, dialect).to_json_text(),
+                    "{dialect:?}"
+                );
+            }
+            seen += 1;
+        }
+    }
+    assert!(seen >= 6, "{seen} events");
+}
