@@ -207,11 +207,15 @@ export class Policy {
     }
   }
 
-  /** Drains queued events, oldest first. */
+  /** Drains queued events, oldest first. Events not taken yet (a loop that stops early) stay queued. */
   *events(): Generator<StoicEvent> {
-    while (this.#undelivered.length > 0) yield this.#undelivered.shift() as StoicEvent;
-    for (let e = this.core.pollEvent(); e !== undefined; e = this.core.pollEvent()) {
-      yield e as StoicEvent;
+    for (;;) {
+      if (this.#undelivered.length === 0) {
+        const drained = this.core.drainEvents() as StoicEvent[] | undefined;
+        if (drained === undefined) return;
+        this.#undelivered = drained;
+      }
+      yield this.#undelivered.shift() as StoicEvent;
     }
   }
 
@@ -232,7 +236,7 @@ export class Policy {
 
   #listeners: readonly ((event: StoicEvent) => void)[] = [];
 
-  /** Events taken from the engine and not handed out yet, because a listener threw. */
+  /** Events taken from the engine and not handed out yet: a listener threw, or an `events()` loop stopped early. */
   #undelivered: StoicEvent[] = [];
 
   /**

@@ -213,3 +213,25 @@ test('events a throwing listener left behind come at the next flush, in order, n
   calm.free();
   policy.free();
 });
+
+test('an events() loop that stops early leaves the rest queued, in order', async () => {
+  const all = new Policy({ seed: 1, logRecords: true });
+  all.measuring = true;
+  await retry(() => 1, { policy: all });
+  const expected = [...all.events()].map((e) => e.kind);
+  assert.ok(expected.length >= 3, expected.join());
+  assert.deepEqual([...all.events()], []);
+
+  const policy = new Policy({ seed: 1, logRecords: true });
+  policy.measuring = true;
+  await retry(() => 1, { policy });
+  const taken = [];
+  for (const event of policy.events()) {
+    taken.push(event.kind);
+    break;
+  }
+  for (const event of policy.events()) taken.push(event.kind);
+  assert.deepEqual(taken, expected);
+  all.free();
+  policy.free();
+});

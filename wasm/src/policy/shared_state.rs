@@ -39,29 +39,11 @@ impl CorePolicy {
         self.inner.is_measuring()
     }
 
-    /// The oldest queued event as an object, or `undefined`. A log event's
-    /// record also carries `line` (the one-line JSON) and `text`.
-    #[wasm_bindgen(js_name = pollEvent)]
-    pub fn poll_event(&mut self) -> JsValue {
-        let Some(event) = self.inner.poll_event() else {
-            return JsValue::UNDEFINED;
-        };
-        let value = js_emit(&event);
-        if let stoic_core::Event::Log { record, .. } = &event {
-            if let Ok(object) = js_sys::Reflect::get(&value, &JsValue::from_str("record")) {
-                let object: js_sys::Object = object.into();
-                set(&object, "line", &JsValue::from_str(&record.to_json_line()));
-                set(&object, "text", &JsValue::from_str(&record.to_string()));
-            }
-        }
-        value
-    }
-
     /// Every queued event, oldest first, as one array, or `undefined` when
     /// none: one JSON text crosses and is parsed once, however many events
     /// a call queued (a measured call queues two, and each crossing as its
     /// own object cost as much as writing it). A log event's record also
-    /// carries `line` and `text`, as from `pollEvent`.
+    /// carries `line` (the one-line JSON) and `text`.
     #[wasm_bindgen(js_name = drainEvents)]
     pub fn drain_events(&mut self) -> JsValue {
         let mut text = String::new();
