@@ -33,6 +33,7 @@ pub use codes::{code_value, listed, not_one_of, quoted};
 pub use dialect::{camel, Dialect, KeyCase, TimeUnit};
 pub use emit::{emit, Emit};
 pub use read::Fields;
+pub(crate) use value::push_u64;
 pub use value::Value;
 pub use write::{emit_json, Out, Scalar};
 

@@ -7,6 +7,7 @@ use stoic_core::host::{
     http_plan, validates, wants_excerpt, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, KEY_FORM,
     KEY_HEADER, UNKNOWN_ERROR_CLASS,
 };
+use stoic_core::schema::Value;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
@@ -71,10 +72,11 @@ pub fn http_plan_of(
     let flags = u8::from(plan.safe_to_repeat)
         | u8::from(plan.auto_key) << 1
         | u8::from(plan.trust_key) << 2;
-    let units = plan.scope.encode_utf16().count();
+    // The count as JSON writes it: no `core::fmt` integer formatter linked.
+    let units = Value::Int(plan.scope.encode_utf16().count() as i128).to_json_text();
     let mut packed = String::with_capacity(plan.scope.len() + plan.operation.len() + 12);
     packed.push(char::from(b'0' + flags));
-    packed.push_str(&units.to_string());
+    packed.push_str(&units);
     packed.push('\n');
     packed.push_str(&plan.scope);
     packed.push_str(&plan.operation);

@@ -35,8 +35,13 @@ pub fn es6_number(value: f64) -> Option<String> {
         // digits: every integer there is a distinct double, so no shorter
         // digit string rounds to it, and the exact algorithm's big-number
         // work (2,000 instructions a number) is not needed.
-        #[allow(clippy::cast_possible_truncation)] // whole and below 2^53: exact
-        return Some((value as i64).to_string());
+        let mut out = String::with_capacity(17);
+        if value < 0.0 {
+            out.push('-');
+        }
+        #[allow(clippy::cast_possible_truncation, clippy::cast_sign_loss)] // whole, below 2^53
+        crate::schema::push_u64(&mut out, value.abs() as u64);
+        return Some(out);
     }
     shortest_text(value)
 }

@@ -210,7 +210,7 @@ impl From<&serde_json::Value> for Value {
 /// `n` in decimal, appended: every integer of a result written as JSON
 /// passes here, and `core::fmt` (its padding and width logic, a `String`
 /// per number) cost more than the digits.
-fn push_u64(out: &mut String, n: u64) {
+pub(crate) fn push_u64(out: &mut String, n: u64) {
     let mut unit = 1;
     while n / unit >= 10 {
         unit *= 10;
