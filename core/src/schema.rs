@@ -35,7 +35,7 @@ pub use emit::{emit, Emit};
 pub use read::Fields;
 pub(crate) use value::push_u64;
 pub use value::Value;
-pub use write::{emit_json, Out, Scalar};
+pub use write::{emit_json, Out};
 
 use crate::error::ConfigError;
 

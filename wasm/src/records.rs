@@ -6,6 +6,7 @@ use stoic_core::SortedMap;
 
 use js_sys::{Object, Reflect};
 use stoic_core::record::{metric_points, LogOutcome, LogRecord, MetricsSnapshot};
+use stoic_core::schema::{emit_json, Dialect};
 use stoic_core::WallClock;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -13,7 +14,7 @@ use wasm_bindgen::JsValue;
 use crate::data::read_data;
 use crate::errors::usage_error;
 use crate::units::ms;
-use crate::value::{js_emit, own_keys, set};
+use crate::value::{js_emit, log_record_extras, own_keys};
 use wasm_bindgen::JsCast;
 
 /// A log record from its fields; returns the record with `line` (one-line
@@ -49,11 +50,12 @@ pub fn log_record(
         outcome,
         ms(total_duration_ms),
     );
-    let value = js_emit(&record);
-    let object: js_sys::Object = value.clone().into();
-    set(&object, "line", &JsValue::from_str(&record.to_json_line()));
-    set(&object, "text", &JsValue::from_str(&record.to_string()));
-    Ok(value)
+    let mut json = emit_json(&record, Dialect::JS);
+    // Before the record's closing brace.
+    json.pop();
+    json.push_str(&log_record_extras(&record));
+    json.push('}');
+    Ok(js_sys::JSON::parse(&json).unwrap_or(JsValue::NULL))
 }
 
 /// Two metrics snapshots merged (counters add, the newer gauge wins).

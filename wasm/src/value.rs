@@ -6,6 +6,7 @@
 //! (`stoic_core::schema`), not the binding's.
 
 use js_sys::{Array, Object, Reflect};
+use stoic_core::record::LogRecord;
 use stoic_core::schema::{decode, emit_json, listed, Dialect, Emit, Section, Value};
 use stoic_core::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 use wasm_bindgen::{JsCast, JsValue};
@@ -209,6 +210,19 @@ fn is_plain(value: &JsValue) -> Result<bool, JsValue> {
 pub(crate) fn js_emit(item: &dyn Emit) -> JsValue {
     let text = emit_json(item, Dialect::JS);
     js_sys::JSON::parse(&text).unwrap_or(JsValue::NULL)
+}
+
+/// What a log record carries in JavaScript beyond its fields, as JSON
+/// members to write before the record's closing brace: `line` (the
+/// one-line JSON, the line Python writes) and `text` (the display form).
+/// One place for both the records a policy queues and the ones `logRecord`
+/// makes.
+pub(crate) fn log_record_extras(record: &LogRecord) -> String {
+    let mut members = String::from(",\"line\":");
+    members.push_str(&Value::Text(record.to_json_line()).to_json_text());
+    members.push_str(",\"text\":");
+    members.push_str(&Value::Text(record.to_string()).to_json_text());
+    members
 }
 
 /// Sets `object[key] = value` on a plain object (cannot fail there).

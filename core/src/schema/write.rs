@@ -10,28 +10,9 @@
 use super::dialect::{Dialect, TimeUnit};
 use super::emit::Emit;
 use super::value::Value;
+#[cfg(feature = "measure")]
+use crate::record::AttributeValue;
 use crate::time::Instant;
-
-/// A data value borrowed from its owner, for [`Out::scalars`].
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Scalar<'a> {
-    /// A code or a name.
-    Text(&'a str),
-    /// A count.
-    Int(u64),
-    /// A number.
-    Float(f64),
-}
-
-impl Scalar<'_> {
-    fn value(self) -> Value {
-        match self {
-            Scalar::Text(text) => Value::Text(text.to_owned()),
-            Scalar::Int(n) => Value::Int(i128::from(n)),
-            Scalar::Float(x) => Value::Float(x),
-        }
-    }
-}
 
 /// The fields of one object being written.
 #[derive(Debug)]
@@ -289,16 +270,24 @@ impl Out {
         self.put(name, false, Value::Map(entries));
     }
 
-    /// A table keyed by data, as [`Out::table`], of borrowed scalars: a
-    /// JSON writer writes them straight into its text, with nothing
-    /// allocated per entry (metric attributes, written on every call).
-    pub fn scalars<'a>(
+    /// A point's or a decision's attributes, as an exporter hands them to
+    /// its SDK: names as they are in every language (they are attribute
+    /// names, not fields), absent ones left out. A JSON writer writes them
+    /// straight into its text, with nothing allocated per entry (they are
+    /// written on every measured call).
+    #[cfg(feature = "measure")]
+    pub fn attributes<'k, 'v>(
         &mut self,
         name: &str,
-        entries: impl Iterator<Item = (&'a str, Scalar<'a>)>,
+        entries: impl Iterator<Item = (&'k str, AttributeValue<'v>)>,
     ) {
+        let value = |item: AttributeValue<'_>| match item {
+            AttributeValue::Text(text) => Value::Text(text.to_owned()),
+            AttributeValue::Int(n) => Value::Int(i128::from(n)),
+            AttributeValue::Float(x) => Value::Float(x),
+        };
         if !self.is_json() {
-            let entries = entries.map(|(k, v)| (k.to_owned(), v.value())).collect();
+            let entries = entries.map(|(k, v)| (k.to_owned(), value(v))).collect();
             self.table(name, entries);
             return;
         }
@@ -312,8 +301,8 @@ impl Out {
                 crate::key::write_json_string(key, text);
                 text.push(':');
                 match item {
-                    Scalar::Text(t) => crate::key::write_json_string(t, text),
-                    number => number.value().write_json(text),
+                    AttributeValue::Text(t) => crate::key::write_json_string(t, text),
+                    number => value(number).write_json(text),
                 }
             }
             text.push('}');

@@ -1,13 +1,13 @@
 //! The shared state a `CorePolicy` keeps across calls, as the host reads it:
 //! draining, events, breakers, budgets, metrics.
 
-use stoic_core::schema::{emit_json, Dialect, Value};
+use stoic_core::schema::{emit_json, Dialect};
 use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::units::{instant, opt_ms};
-use crate::value::{js_emit, set};
+use crate::value::{js_emit, log_record_extras, set};
 
 use super::CorePolicy;
 
@@ -56,10 +56,7 @@ impl CorePolicy {
             match (&event, json.split_at_checked(record_end)) {
                 (stoic_core::Event::Log { record, .. }, Some((head, tail))) if tail == "}}" => {
                     text.push_str(head);
-                    text.push_str(",\"line\":");
-                    text.push_str(&Value::Text(record.to_json_line()).to_json_text());
-                    text.push_str(",\"text\":");
-                    text.push_str(&Value::Text(record.to_string()).to_json_text());
+                    text.push_str(&log_record_extras(record));
                     text.push_str(tail);
                 }
                 _ => text.push_str(&json),

@@ -1,10 +1,10 @@
 //! Policy events and log records.
 
 use crate::event::Event;
+#[cfg(feature = "measure")]
+use crate::record::AttributeValue;
 use crate::record::{LogError, LogRecord};
 use crate::schema::{Emit, Out};
-#[cfg(feature = "measure")]
-use crate::{record::AttributeValue, schema::Scalar};
 
 use super::records::alert_changed;
 
@@ -65,28 +65,15 @@ impl Emit for Event {
                     .attributes
                     .entries()
                     .map(|(n, v)| (n, AttributeValue::Text(v)));
-                attributes(o, entries);
+                o.attributes("attributes", entries);
             }
             #[cfg(feature = "measure")]
             Event::Decision(note) => {
                 o.text("name", note.name);
-                attributes(o, note.entries());
+                o.attributes("attributes", note.entries());
             }
         }
     }
-}
-
-#[cfg(feature = "measure")]
-fn attributes<'a>(o: &mut Out, entries: impl Iterator<Item = (&'static str, AttributeValue<'a>)>) {
-    let entries = entries.map(|(name, value)| {
-        let value = match value {
-            AttributeValue::Text(text) => Scalar::Text(text),
-            AttributeValue::Int(n) => Scalar::Int(n),
-            AttributeValue::Float(x) => Scalar::Float(x),
-        };
-        (name, value)
-    });
-    o.scalars("attributes", entries);
 }
 
 impl Emit for LogError {
