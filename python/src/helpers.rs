@@ -12,6 +12,7 @@ use crate::errors::{input_error, usage_error, value_input_error};
 use crate::ints::whole;
 use crate::outcome::{header_pairs, hint};
 use crate::seconds::Secs;
+use crate::text::LossyText;
 
 /// A Python value as JSON text (for the key helpers).
 fn json_text(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -106,24 +107,24 @@ pub(crate) fn key_header_value(key: &str, form: &str) -> PyResult<String> {
 
 /// The key an `Idempotency-Key` header value carries, in either form.
 #[pyfunction]
-pub(crate) fn parse_key_header(value: &str) -> Option<String> {
-    key::parse_key_header(value)
+pub(crate) fn parse_key_header(value: LossyText) -> Option<String> {
+    key::parse_key_header(&value.0)
 }
 
 /// A `Retry-After` value as seconds to wait, or None; `now` is Unix
 /// seconds (for HTTP-date values).
 #[pyfunction]
-pub(crate) fn parse_retry_after(value: &str, now: Secs) -> PyResult<Option<f64>> {
-    Ok(stoic_core::parse_retry_after(value, now.ms("now")?).map(ms_to_secs))
+pub(crate) fn parse_retry_after(value: LossyText, now: Secs) -> PyResult<Option<f64>> {
+    Ok(stoic_core::parse_retry_after(&value.0, now.ms("now")?).map(ms_to_secs))
 }
 
 /// An HTTP-date as Unix seconds, or None; `now` (Unix seconds) resolves
 /// two-digit years as RFC 9110 asks.
 #[pyfunction]
 #[pyo3(signature = (value, now=None))]
-pub(crate) fn parse_http_date(value: &str, now: Option<Secs>) -> PyResult<Option<u64>> {
+pub(crate) fn parse_http_date(value: LossyText, now: Option<Secs>) -> PyResult<Option<u64>> {
     let now = now.map(|n| n.ms("now")).transpose()?;
-    Ok(parse_http_date_at(value, now.map(|ms| ms / 1000)))
+    Ok(parse_http_date_at(&value.0, now.map(|ms| ms / 1000)))
 }
 
 /// Unix seconds as an IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`).
@@ -171,6 +172,6 @@ pub(crate) fn es6_number(value: f64) -> Option<String> {
 /// Whether repeating a request with this HTTP method is harmless (RFC 9110
 /// §9.2.2), as the engine judges it.
 #[pyfunction]
-pub(crate) fn is_idempotent_method(method: &str) -> bool {
-    stoic_core::Method::parse(method).is_idempotent()
+pub(crate) fn is_idempotent_method(method: LossyText) -> bool {
+    stoic_core::Method::parse(&method.0).is_idempotent()
 }

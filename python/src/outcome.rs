@@ -7,6 +7,7 @@ use stoic_core::{Class, NetworkErrorKind};
 
 use crate::errors::usage_error;
 use crate::seconds::Secs;
+use crate::text::LossyText;
 
 /// Response headers as owned pairs: a dict, any mapping with `items()`
 /// (`httpx.Headers.multi_items()` keeps repeated headers apart), or an
@@ -27,7 +28,9 @@ pub(crate) fn header_pairs(headers: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<(
     };
     let mut pairs = Vec::new();
     for item in items.try_iter()? {
-        let (name, value): (String, String) = item?.extract()?;
+        // Header text is read lossily: a lone surrogate is garbage to
+        // ignore, not an untyped `UnicodeEncodeError` on the hot path.
+        let (LossyText(name), LossyText(value)) = item?.extract()?;
         pairs.push((name, value));
     }
     Ok(pairs)

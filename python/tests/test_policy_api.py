@@ -10,6 +10,7 @@ import time
 import pytest
 
 import stoic
+from stoic import _stoic
 
 
 def test_defaults_are_the_cores_in_seconds() -> None:
@@ -205,3 +206,14 @@ def test_restore_takes_the_snapshot_text_or_that_json_parsed() -> None:
     with pytest.raises(stoic.InputError) as caught:
         fresh.restore(cyclic)
     assert caught.value.code == "invalid_snapshot"
+
+
+def test_header_text_with_a_lone_surrogate_is_garbage_not_an_error() -> None:
+    # Header values are read lossily, as JavaScript strings cross into
+    # wasm: a lone surrogate is ignored, never an untyped UnicodeEncodeError.
+    assert _stoic.parse_key_header("\ud800") is None
+    assert _stoic.parse_retry_after("\ud800", 0.0) is None
+    assert _stoic.parse_http_date("\ud800") is None
+    assert _stoic.is_idempotent_method("GET\ud800") is False
+    call = stoic.Policy(seed=1).begin(0.0, "get")
+    assert call.on_status(0.1, 503, {"retry-after\ud800": "1", "x": "\udfff"}) is not None
