@@ -11,6 +11,7 @@ use crate::errors::config_error;
 use crate::errors::usage_error_at;
 use crate::parts;
 use crate::seconds::Secs;
+use crate::text::LossyText;
 use stoic_core::schema::not_one_of;
 
 /// Proof that a retry was admitted; hand it back if the retry succeeds.
@@ -64,15 +65,15 @@ impl RetryBudget {
 
     /// May a retry go out? `(ticket, None)` or `(None, refused_by)`;
     /// `cost` is `normal`, `timeout` or `throttling`.
-    #[pyo3(signature = (now, cost="normal"))]
+    #[pyo3(signature = (now, cost=LossyText(String::from("normal"))))]
     fn try_retry(
         &self,
         now: Secs,
-        cost: &str,
+        cost: LossyText,
     ) -> PyResult<(Option<RetryTicket>, Option<&'static str>)> {
-        let cost = RetryCost::from_code(cost).ok_or_else(|| {
+        let cost = RetryCost::from_code(&cost.0).ok_or_else(|| {
             let codes = RetryCost::ALL.map(RetryCost::code);
-            usage_error_at("invalid_value", "cost", not_one_of("cost", cost, codes))
+            usage_error_at("invalid_value", "cost", not_one_of("cost", &cost.0, codes))
         })?;
         let now = now.instant("now")?;
         let result = self.lock().try_retry(now, cost);

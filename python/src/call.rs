@@ -179,36 +179,36 @@ impl Call {
     fn on_network_error(
         &mut self,
         now: Secs,
-        kind: &str,
+        kind: LossyText,
         detail: Option<LossyText>,
     ) -> PyResult<Option<f64>> {
-        let outcome = Outcome::network(network_kind(kind)?);
+        let outcome = Outcome::network(network_kind(&kind.0)?);
         self.observe_with(now, outcome, detail)
     }
 
     /// The host rejected the result as a failure of class `cls`: the retry
     /// delay, or None when over.
-    #[pyo3(signature = (now, cls="transient", detail=None))]
+    #[pyo3(signature = (now, cls=LossyText(String::from("transient")), detail=None))]
     fn on_rejected(
         &mut self,
         now: Secs,
-        cls: &str,
+        cls: LossyText,
         detail: Option<LossyText>,
     ) -> PyResult<Option<f64>> {
-        let outcome = Outcome::rejected(class(cls)?);
+        let outcome = Outcome::rejected(class(&cls.0)?);
         self.observe_with(now, outcome, detail)
     }
 
     /// The caller's own code raised an exception the host classified as
     /// `cls` (`detail`: its type and message): the retry delay, or None.
-    #[pyo3(signature = (now, cls="deterministic", detail=None))]
+    #[pyo3(signature = (now, cls=LossyText(String::from("deterministic")), detail=None))]
     fn on_raised(
         &mut self,
         now: Secs,
-        cls: &str,
+        cls: LossyText,
         detail: Option<LossyText>,
     ) -> PyResult<Option<f64>> {
-        let outcome = Outcome::raised(class(cls)?);
+        let outcome = Outcome::raised(class(&cls.0)?);
         self.observe_with(now, outcome, detail)
     }
 

@@ -12,7 +12,7 @@ use crate::errors::{input_error, usage_error, value_input_error};
 use crate::ints::whole;
 use crate::outcome::{header_pairs, hint};
 use crate::seconds::Secs;
-use crate::text::LossyText;
+use crate::text::{LossyText, StrictText};
 
 /// A Python value as JSON text (for the key helpers).
 fn json_text(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -32,8 +32,8 @@ pub(crate) fn canonical_json(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult
 /// RFC 8785 canonical form of JSON text (duplicate keys, lone surrogates
 /// and non-finite numbers are errors).
 #[pyfunction]
-pub(crate) fn canonical_json_text(py: Python<'_>, text: &str) -> PyResult<String> {
-    key::canonical_json(text).map_err(|e| input_error(py, &e))
+pub(crate) fn canonical_json_text(py: Python<'_>, text: StrictText<'_>) -> PyResult<String> {
+    key::canonical_json(text.0).map_err(|e| input_error(py, &e))
 }
 
 /// The idempotency key of step `step` of run `run_id` with arguments
@@ -41,23 +41,23 @@ pub(crate) fn canonical_json_text(py: Python<'_>, text: &str) -> PyResult<String
 #[pyfunction]
 pub(crate) fn idempotency_key(
     py: Python<'_>,
-    run_id: &str,
-    step: &str,
+    run_id: StrictText<'_>,
+    step: StrictText<'_>,
     args: &Bound<'_, PyAny>,
 ) -> PyResult<String> {
     let text = json_text(py, args)?;
-    key::idempotency_key(run_id, step, &text).map_err(|e| input_error(py, &e))
+    key::idempotency_key(run_id.0, step.0, &text).map_err(|e| input_error(py, &e))
 }
 
 /// The same key from arguments given as JSON text.
 #[pyfunction]
 pub(crate) fn idempotency_key_text(
     py: Python<'_>,
-    run_id: &str,
-    step: &str,
-    args_text: &str,
+    run_id: StrictText<'_>,
+    step: StrictText<'_>,
+    args_text: StrictText<'_>,
 ) -> PyResult<String> {
-    key::idempotency_key(run_id, step, args_text).map_err(|e| input_error(py, &e))
+    key::idempotency_key(run_id.0, step.0, args_text.0).map_err(|e| input_error(py, &e))
 }
 
 /// A random key (UUID v4 text) from 16 random bytes; None draws them from
@@ -100,9 +100,9 @@ fn header_form(form: &str) -> PyResult<KeyHeaderForm> {
 /// The `Idempotency-Key` header value for `key` (`form`: `bare` or
 /// `quoted`).
 #[pyfunction]
-#[pyo3(signature = (key, form="bare"))]
-pub(crate) fn key_header_value(key: &str, form: &str) -> PyResult<String> {
-    Ok(key::header_value(key, header_form(form)?))
+#[pyo3(signature = (key, form=LossyText(String::from("bare"))))]
+pub(crate) fn key_header_value(key: StrictText<'_>, form: LossyText) -> PyResult<String> {
+    Ok(key::header_value(key.0, header_form(&form.0)?))
 }
 
 /// The key an `Idempotency-Key` header value carries, in either form.

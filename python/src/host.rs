@@ -3,6 +3,7 @@
 //! HTTP request follows. The runtime keeps no copy of either.
 
 use crate::ints::http_status;
+use crate::text::{LossyText, StrictText};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stoic_core::host::{
@@ -43,18 +44,18 @@ pub(crate) fn validates_status(status: &Bound<'_, PyAny>) -> PyResult<bool> {
 #[pyfunction]
 #[pyo3(signature = (method, host, path, *, caller_key, server_deduplicates, auto_keys))]
 pub(crate) fn http_plan(
-    method: &str,
-    host: &str,
-    path: &str,
-    caller_key: Option<&str>,
+    method: LossyText,
+    host: LossyText,
+    path: LossyText,
+    caller_key: Option<StrictText<'_>>,
     server_deduplicates: bool,
     auto_keys: bool,
 ) -> (String, String, bool, bool, bool) {
     let plan = host::http_plan(&HttpRequest {
-        method,
-        host,
-        path,
-        caller_key,
+        method: &method.0,
+        host: &host.0,
+        path: &path.0,
+        caller_key: caller_key.map(|k| k.0),
         server_deduplicates,
         auto_keys,
     });

@@ -7,6 +7,7 @@ use stoic_core::state::read_snapshot;
 use stoic_core::{InputError, InputErrorCode};
 
 use crate::errors::input_error;
+use crate::text::strict_str;
 
 /// A snapshot as text: `snapshot()`'s text as it is, or the parsed JSON
 /// (a dict, as a key-value store's JSON reader hands it back, as JavaScript's
@@ -14,7 +15,7 @@ use crate::errors::input_error;
 /// `json.dumps` cannot write is an `InputError` `invalid_snapshot`.
 pub(crate) fn snapshot_text(py: Python<'_>, state: &Bound<'_, PyAny>) -> PyResult<String> {
     if let Ok(text) = state.cast::<pyo3::types::PyString>() {
-        return Ok(text.to_str()?.to_owned());
+        return Ok(strict_str(text)?.to_owned());
     }
     let written = py
         .import("json")?

@@ -8,7 +8,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyString};
 use stoic_core::schema::sections::Overrides;
 use stoic_core::schema::{Dialect, Value};
 use stoic_core::{CallSpec, Config, Event, Outcome, PolicyState};
@@ -21,7 +21,7 @@ use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::overrides::CallOverrides;
 use crate::seconds::Secs;
-use crate::text::LossyText;
+use crate::text::{strict_str, LossyText, StrictText};
 
 /// A validated config and the state calls share: breakers, retry budgets
 /// and metrics per scope.
@@ -162,8 +162,12 @@ impl Policy {
     /// as shared with the Rust and JavaScript hosts.
     #[staticmethod]
     #[pyo3(signature = (text, *, records=None))]
-    fn from_json(py: Python<'_>, text: &str, records: Option<Py<PyAny>>) -> PyResult<Self> {
-        let mut doc = Value::from_json(text).map_err(|e| config_error(py, &e))?;
+    fn from_json(
+        py: Python<'_>,
+        text: StrictText<'_>,
+        records: Option<Py<PyAny>>,
+    ) -> PyResult<Self> {
+        let mut doc = Value::from_json(text.0).map_err(|e| config_error(py, &e))?;
         host_defaults(py, &mut doc, records.is_some())?;
         let config = Config::from_value(&doc, Dialect::RUST).map_err(|e| config_error(py, &e))?;
         let inner = stoic_core::Policy::new(config).map_err(|e| config_error(py, &e))?;
@@ -273,24 +277,24 @@ impl Policy {
     }
 
     /// Starts a logical operation at `now` (monotonic seconds).
-    #[pyo3(signature = (now, operation="", *, scope="", idempotent=None, method=None, key=None, overrides=None))]
+    #[pyo3(signature = (now, operation=StrictText(""), *, scope=StrictText(""), idempotent=None, method=None, key=None, overrides=None))]
     #[allow(clippy::too_many_arguments)]
     fn start(
         slf: &Bound<'_, Self>,
         now: Secs,
-        operation: &str,
-        scope: &str,
+        operation: StrictText<'_>,
+        scope: StrictText<'_>,
         idempotent: Option<bool>,
-        method: Option<&str>,
-        key: Option<&str>,
+        method: Option<LossyText>,
+        key: Option<StrictText<'_>>,
         overrides: Option<PyRef<'_, CallOverrides>>,
     ) -> PyResult<Call> {
         let spec = CallSpec::from_host(
-            operation,
-            scope,
+            operation.0,
+            scope.0,
             idempotent,
-            method,
-            key,
+            method.as_ref().map(|m| m.0.as_str()),
+            key.map(|k| k.0),
             overrides.as_deref().map(|o| &o.inner),
         );
         let now = now.instant("now")?;
@@ -300,22 +304,22 @@ impl Policy {
 
     /// `start` and the first `admit` in one step (the host runtime's hot
     /// path); check `call.admitted`.
-    #[pyo3(signature = (now, operation="", scope="", idempotent=None, key=None, overrides=None))]
+    #[pyo3(signature = (now, operation=StrictText(""), scope=StrictText(""), idempotent=None, key=None, overrides=None))]
     fn begin(
         slf: &Bound<'_, Self>,
         now: Secs,
-        operation: &str,
-        scope: &str,
+        operation: StrictText<'_>,
+        scope: StrictText<'_>,
         idempotent: Option<bool>,
-        key: Option<&str>,
+        key: Option<StrictText<'_>>,
         overrides: Option<PyRef<'_, CallOverrides>>,
     ) -> PyResult<Call> {
         let spec = CallSpec::from_host(
-            operation,
-            scope,
+            operation.0,
+            scope.0,
             idempotent,
             None,
-            key,
+            key.map(|k| k.0),
             overrides.as_deref().map(|o| &o.inner),
         );
         let at = now.instant("now")?;
@@ -353,21 +357,21 @@ impl Policy {
         now: Secs,
         call: &Bound<'py, Call>,
         status: Option<&Bound<'py, PyAny>>,
-        network: Option<&str>,
-        rejected: Option<&str>,
-        raised: Option<&str>,
+        network: Option<LossyText>,
+        rejected: Option<LossyText>,
+        raised: Option<LossyText>,
         headers: Option<&Bound<'py, PyAny>>,
         wall_now: Option<Secs>,
         detail: Option<LossyText>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let pairs = header_pairs(headers)?;
         let status = status.map(http_status).transpose()?;
-        let kind = match (status, network, rejected, raised) {
+        let kind = match (status, network.as_ref(), rejected.as_ref(), raised.as_ref()) {
             (None, None, None, None) => Outcome::success(),
             (Some(s), None, None, None) => Outcome::status(s),
-            (None, Some(n), None, None) => Outcome::network(network_kind(n)?),
-            (None, None, Some(c), None) => Outcome::rejected(class(c)?),
-            (None, None, None, Some(c)) => Outcome::raised(class(c)?),
+            (None, Some(n), None, None) => Outcome::network(network_kind(&n.0)?),
+            (None, None, Some(c), None) => Outcome::rejected(class(&c.0)?),
+            (None, None, None, Some(c)) => Outcome::raised(class(&c.0)?),
             _ => {
                 return Err(usage_error(
                     "invalid_value",
@@ -464,21 +468,21 @@ impl Policy {
     }
 
     /// The breaker state code of `scope` (`closed`, `open`, `half_open`).
-    #[pyo3(signature = (scope=""))]
-    fn breaker_state(&self, scope: &str) -> Option<&'static str> {
-        self.lock().breaker_state(scope).map(|s| s.code())
+    #[pyo3(signature = (scope=StrictText("")))]
+    fn breaker_state(&self, scope: StrictText<'_>) -> Option<&'static str> {
+        self.lock().breaker_state(scope.0).map(|s| s.code())
     }
 
     /// The retry budgets' status in `scope` at `now`.
-    #[pyo3(signature = (now, scope=""))]
+    #[pyo3(signature = (now, scope=StrictText("")))]
     fn budget_status<'py>(
         &self,
         py: Python<'py>,
         now: Secs,
-        scope: &str,
+        scope: StrictText<'_>,
     ) -> PyResult<Option<Bound<'py, PyAny>>> {
         let now = now.instant("now")?;
-        let status = self.lock().budget_status(now, scope);
+        let status = self.lock().budget_status(now, scope.0);
         status.map(|s| py_emit(py, &s)).transpose()
     }
 
@@ -529,9 +533,17 @@ impl Policy {
     }
 
     /// Takes the store script's replies (one JSON document per scope).
-    fn fleet_apply(&self, py: Python<'_>, now: Secs, replies: Vec<String>) -> PyResult<()> {
+    fn fleet_apply(
+        &self,
+        py: Python<'_>,
+        now: Secs,
+        replies: Vec<Bound<'_, PyString>>,
+    ) -> PyResult<()> {
         let now = now.instant("now")?;
-        let replies: Vec<&str> = replies.iter().map(String::as_str).collect();
+        let replies = replies
+            .iter()
+            .map(strict_str)
+            .collect::<PyResult<Vec<&str>>>()?;
         self.lock()
             .fleet_apply_replies(now, &replies)
             .map_err(|e| input_error(py, &e))

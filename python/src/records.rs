@@ -14,6 +14,7 @@ use crate::document::{data_of, py_emit, section_of};
 use crate::errors::{usage_error, usage_error_at};
 use crate::ints::count;
 use crate::seconds::Secs;
+use crate::text::LossyText;
 use stoic_core::schema::not_one_of;
 
 /// Metrics and alert rules for one scope: `Metrics(**config)` takes the
@@ -61,16 +62,16 @@ impl Metrics {
         &self,
         now: Secs,
         retries: &Bound<'_, PyAny>,
-        outcome: &str,
+        outcome: LossyText,
         duration: Secs,
     ) -> PyResult<()> {
         let retries = count(retries, "retries")?;
-        let outcome = CallOutcome::from_code(outcome).ok_or_else(|| {
+        let outcome = CallOutcome::from_code(&outcome.0).ok_or_else(|| {
             let codes = CallOutcome::ALL.map(CallOutcome::code);
             usage_error_at(
                 "invalid_value",
                 "outcome",
-                not_one_of("outcome", outcome, codes),
+                not_one_of("outcome", &outcome.0, codes),
             )
         })?;
         let summary = CallSummary {
@@ -84,8 +85,8 @@ impl Metrics {
     }
 
     /// Sets the breaker gauge by state code; False for an unknown code.
-    fn set_breaker_state(&self, state: &str) -> bool {
-        self.lock().set_breaker_state(state)
+    fn set_breaker_state(&self, state: LossyText) -> bool {
+        self.lock().set_breaker_state(&state.0)
     }
 
     /// Evaluates the alert rules at `now`.
@@ -171,26 +172,29 @@ impl LogRecord {
     #[allow(clippy::too_many_arguments)]
     fn new(
         wall: Secs,
-        operation: &str,
+        operation: LossyText,
         attempt: &Bound<'_, PyAny>,
         max_attempts: &Bound<'_, PyAny>,
         delay: Secs,
-        error: Option<(String, String)>,
-        strategy: &str,
-        outcome: &str,
+        error: Option<(LossyText, LossyText)>,
+        strategy: LossyText,
+        outcome: LossyText,
         total_duration: Secs,
     ) -> PyResult<Self> {
-        let outcome = LogOutcome::from_code(outcome).ok_or_else(|| {
-            usage_error("invalid_value", format!("unknown log outcome {outcome:?}"))
+        let outcome = LogOutcome::from_code(&outcome.0).ok_or_else(|| {
+            usage_error(
+                "invalid_value",
+                format!("unknown log outcome {:?}", outcome.0),
+            )
         })?;
         let inner = record::LogRecord::new(
             wall.wall("wall")?,
-            operation,
+            &operation.0,
             count(attempt, "attempt")?,
             count(max_attempts, "max_attempts")?,
             delay.ms("delay")?,
-            error.as_ref().map(|(c, m)| (c.as_str(), m.as_str())),
-            strategy,
+            error.as_ref().map(|(c, m)| (c.0.as_str(), m.0.as_str())),
+            &strategy.0,
             outcome,
             total_duration.ms("total_duration")?,
         );

@@ -10,6 +10,7 @@ use crate::document::{data_of, py_emit, py_of, section_of};
 use crate::errors::input_error;
 use crate::ints::http_status;
 use crate::seconds::Secs;
+use crate::text::StrictText;
 
 /// A stored entry from its dict (Python spelling: Unix seconds).
 fn entry(py: Python<'_>, stored: &Bound<'_, PyAny>) -> PyResult<StoredEntry> {
@@ -48,8 +49,8 @@ impl ServerIdempotency {
         &self,
         py: Python<'py>,
         now: Secs,
-        key: Option<&str>,
-        fingerprint: &str,
+        key: Option<StrictText<'_>>,
+        fingerprint: StrictText<'_>,
         stored: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let stored = match stored {
@@ -59,8 +60,8 @@ impl ServerIdempotency {
         let decision = decide(
             &self.config,
             now.ms("now")?,
-            key,
-            fingerprint,
+            key.map(|k| k.0),
+            fingerprint.0,
             stored.as_ref(),
         );
         py_emit(py, &decision)
@@ -70,10 +71,10 @@ impl ServerIdempotency {
     #[staticmethod]
     fn in_flight<'py>(
         py: Python<'py>,
-        fingerprint: &str,
+        fingerprint: StrictText<'_>,
         now: Secs,
     ) -> PyResult<Bound<'py, PyAny>> {
-        py_emit(py, &StoredEntry::in_flight(fingerprint, now.ms("now")?))
+        py_emit(py, &StoredEntry::in_flight(fingerprint.0, now.ms("now")?))
     }
 
     /// The same entry once the response (`status`) is stored.
@@ -93,6 +94,6 @@ impl ServerIdempotency {
 /// The payload fingerprint of a JSON body (SHA-256 of its canonical form),
 /// so a retry with reformatted JSON is still the same payload.
 #[pyfunction]
-pub(crate) fn request_fingerprint(py: Python<'_>, body: &str) -> PyResult<String> {
-    fingerprint(body).map_err(|e| input_error(py, &e))
+pub(crate) fn request_fingerprint(py: Python<'_>, body: StrictText<'_>) -> PyResult<String> {
+    fingerprint(body.0).map_err(|e| input_error(py, &e))
 }

@@ -1,10 +1,26 @@
-//! Free text from Python (an error's detail for the observation): read
-//! lossily, as JavaScript strings cross into wasm, so a lone surrogate
-//! becomes U+FFFD instead of an untyped `UnicodeEncodeError` mid-call.
+//! Text from Python, read one of two ways, because a Python `str` may hold
+//! a lone surrogate (what `os.fsdecode` makes of undecodable bytes) that no
+//! UTF-8 text can carry:
+//! - [`LossyText`]: free text and codes (an error's detail, a header, a
+//!   class or kind code), read lossily as JavaScript strings cross into
+//!   wasm: the surrogate becomes U+FFFD, and an unknown code still gets the
+//!   usual error naming the parameter.
+//! - [`StrictText`]: text whose identity matters (a scope or operation
+//!   name, an idempotency key, text that is hashed or parsed): replacing a
+//!   surrogate would make two different texts one (two scopes sharing a
+//!   breaker, two requests one fingerprint), so it is refused with an
+//!   `InputError` (`lone_surrogate`), as the core refuses an escaped lone
+//!   surrogate in canonical JSON.
+//!
+//! Either way the caller gets a value or a typed error, never pyo3's
+//! untyped `UnicodeEncodeError`.
 
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
+use stoic_core::{InputError, InputErrorCode};
+
+use crate::errors::input_error;
 
 /// Text as the caller passed it, lone surrogates replaced.
 #[derive(Clone, Debug)]
@@ -24,4 +40,41 @@ impl<'a, 'py> FromPyObject<'a, 'py> for LossyText {
         })?;
         Ok(LossyText(text.to_string_lossy().into_owned()))
     }
+}
+
+/// Text as the caller passed it, borrowed; a lone surrogate is an error.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct StrictText<'a>(pub(crate) &'a str);
+
+impl<'a> FromPyObject<'a, '_> for StrictText<'a> {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, '_, PyAny>) -> PyResult<Self> {
+        // pyo3's own reading, borrowed; a wrong type stays its TypeError,
+        // which it prefixes with the argument's name.
+        let py = obj.py();
+        <&'a str>::extract(obj).map(StrictText).map_err(|error| {
+            if error.is_instance_of::<PyUnicodeEncodeError>(py) {
+                lone_surrogate(py)
+            } else {
+                error
+            }
+        })
+    }
+}
+
+/// The text of a `str`, or the `lone_surrogate` error.
+pub(crate) fn strict_str<'a>(text: &'a Bound<'_, PyString>) -> PyResult<&'a str> {
+    text.to_str().map_err(|_| lone_surrogate(text.py()))
+}
+
+fn lone_surrogate(py: Python<'_>) -> PyErr {
+    input_error(
+        py,
+        &InputError::new(
+            InputErrorCode::LoneSurrogate,
+            "the text holds an unpaired surrogate (as os.fsdecode makes of undecodable bytes), \
+             which no UTF-8 text can carry; pass valid Unicode",
+        ),
+    )
 }
