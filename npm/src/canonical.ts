@@ -7,15 +7,14 @@
  */
 import { requireLoaded } from './loaded.js';
 import * as core from './wasm/stoic_wasm.js';
+import { InputError } from './errors.js';
 import { text as textParam } from './guard.js';
 
 /** The most nesting a value may have (the core's bound for JSON text). */
 const MAX_DEPTH = 128;
 
-function inputError(code: string, message: string): Error {
-  const error = new Error(message);
-  error.name = 'InputError';
-  return Object.assign(error, { code });
+function inputError(code: string, message: string): InputError {
+  return Object.assign(new InputError(message), { code });
 }
 
 /**

@@ -27,6 +27,13 @@ export function hostTables(): HostPolicy {
   return host;
 }
 
+/**
+ * The causes Node's `fetch` (undici) gives a request it will never send as
+ * asked: a port the fetch standard blocks, a scheme it does not speak, a
+ * redirect under `redirect: 'error'`. (Browsers say only "Failed to fetch".)
+ */
+const REFUSED_BY_FETCH: ReadonlySet<string> = new Set(['bad port', 'unknown scheme', 'unexpected redirect']);
+
 /** What browsers' and Node's `fetch` reject with on a network failure. */
 const FETCH_FAILED =
   /^(fetch failed|failed to fetch|networkerror when attempting to fetch resource\.?|load failed|network request failed|terminated)$/i;
@@ -93,8 +100,11 @@ function statusOutcome(error: unknown): Outcome | undefined {
 
 function message(error: unknown): string {
   try {
-    if (error instanceof Error) return `${error.name}: ${error.message}`;
-    return String(error);
+    if (!(error instanceof Error)) return String(error);
+    // fetch's own message is only "fetch failed": why is in its cause.
+    const cause = error.cause;
+    const why = cause instanceof Error && !error.message.includes(cause.message) ? ` (${cause.message})` : '';
+    return `${error.name}: ${error.message}${why}`;
   } catch {
     return 'unprintable value';
   }
@@ -118,9 +128,12 @@ export function outcomeOfError(error: unknown): Outcome {
   const name = (error as Coded | null)?.name;
   if (name === 'TimeoutError') return { kind: 'network', network: 'read_timeout', detail };
   if (error instanceof TypeError && FETCH_FAILED.test(error.message)) {
-    // `redirect: 'error'` meeting a redirect: the same request fails the same way.
+    // A request fetch refuses before sending it, or a redirect meeting
+    // `redirect: 'error'`: the same request fails the same way every time.
     const cause = (error as Coded).cause as Coded | undefined;
-    if (cause?.message === 'unexpected redirect') return { kind: 'error', class: 'deterministic', detail };
+    if (typeof cause?.message === 'string' && REFUSED_BY_FETCH.has(cause.message)) {
+      return { kind: 'error', class: 'deterministic', detail };
+    }
     return { kind: 'network', network: 'unknown', detail };
   }
   return statusOutcome(error) ?? { kind: 'error', class: hostTables().unknownErrorClass, detail };

@@ -5,6 +5,7 @@
  * parameter's name, like every other input error of the package.
  * @internal
  */
+import { InputError } from './errors.js';
 
 /** A value for a message: text quoted, anything else by its kind (never throws). */
 export function shown(value: unknown): string {
@@ -100,8 +101,8 @@ export function invalidValue(message: string, field: string): TypeError {
 }
 
 /** An `InputError` with code `misuse` (an object used after it ended). */
-export function misuse(message: string): Error {
-  return Object.assign(new Error(message), { name: 'InputError', code: 'misuse' });
+export function misuse(message: string): InputError {
+  return Object.assign(new InputError(message), { code: 'misuse' });
 }
 
 /** `value` if it is a string, null or undefined. */

@@ -4,9 +4,18 @@
  * before that is a clear error instead of a `TypeError` from inside the glue.
  * @internal
  */
+import { ConfigError, InputError } from './errors.js';
+import { registerErrorClasses } from './wasm/stoic_wasm.js';
+
 let loaded = false;
 
+/**
+ * Called by each entry once the module is loaded: from then on the errors
+ * the module throws are instances of the exported `ConfigError` and
+ * `InputError` classes.
+ */
 export function markLoaded(): void {
+  registerErrorClasses(ConfigError.prototype, InputError.prototype);
   loaded = true;
 }
 

@@ -9,6 +9,7 @@
  * ```
  */
 import initModule, { initSync } from './wasm/stoic_wasm.js';
+import { InputError } from './errors.js';
 import { isLoaded, markLoaded } from './loaded.js';
 
 /** What `init` accepts: a compiled module, its bytes, a `Response`, or where to fetch it. */
@@ -29,8 +30,8 @@ export async function init(source: WasmSource): Promise<void> {
     }
   } catch (cause) {
     // A bad URL, a failed fetch, bytes that are not this module: one coded error.
-    const error = new Error(`init(source): the WebAssembly module did not load: ${String(cause)}`, { cause });
-    throw Object.assign(error, { name: 'InputError', code: 'load_failed' });
+    const error = new InputError(`init(source): the WebAssembly module did not load: ${String(cause)}`, { cause });
+    throw Object.assign(error, { code: 'load_failed' });
   }
   markLoaded();
 }

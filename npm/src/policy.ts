@@ -4,6 +4,7 @@
  * breaker, retry budgets and metrics per scope). Build one per service
  * family and reuse it; `retry()` and `createFetch()` take it as an option.
  */
+import { ConfigError, InputError } from './errors.js';
 import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './wasm/stoic_wasm.js';
@@ -39,6 +40,34 @@ export interface HostOptions {
 }
 
 export type PolicyOptions = Config & HostOptions;
+
+/**
+ * Where each callback of `retry()` and `createFetch()` goes. A Policy holds
+ * config and shared state; a call's callbacks are the call's, so one given
+ * to a Policy by mistake is refused with a message that says where it goes
+ * (the core would only say that a function is not config data).
+ */
+const CALLBACK_HOMES: Readonly<Record<string, string>> = {
+  onRetry: 'retry(fn, { onRetry }) or createFetch({ onRetry })',
+  onGiveUp: 'retry(fn, { onGiveUp }) or createFetch({ onGiveUp })',
+  sleep: 'retry(fn, { sleep }) or createFetch({ sleep })',
+  validate: 'retry(fn, { validate }) or createFetch({ validate })',
+  classify: "retry(fn, { classify }) (a Policy's classify is data: its status table and error classes)",
+  fetch: 'createFetch({ fetch })',
+  signal: "retry(fn, { signal }) or a request's own init",
+};
+
+function misplacedCallback(config: Record<string, unknown>): void {
+  for (const field of Object.keys(config)) {
+    const home = Object.hasOwn(CALLBACK_HOMES, field) ? CALLBACK_HOMES[field] : undefined;
+    const value = config[field];
+    const callback = typeof value === 'function' || (field === 'signal' && typeof value === 'object' && value !== null);
+    if (home === undefined || !callback) continue;
+    const message = `${field}: a Policy holds config and shared state, not a call's callbacks; pass ${field} to ${home}`;
+    const problem = { code: 'wrong_type', field, message };
+    throw Object.assign(new ConfigError(message), { code: problem.code, field, problems: [problem] });
+  }
+}
 
 /** What a call is, when it starts. */
 export interface CallSpec {
@@ -92,6 +121,7 @@ export class Policy {
     requireLoaded();
     const { now, wallNow: wall, onEvent, ...config } = plainObject<PolicyOptions>(options, 'options');
     if (onEvent !== undefined) callable(onEvent, 'onEvent');
+    misplacedCallback(config);
     this.#core = new CorePolicy(config);
     this.text = new TextArea(this.core);
     this.plan = new PlanArea(this.core);
@@ -199,10 +229,10 @@ export class Policy {
       core.setMeasuring(value);
     } else if (value) {
       throw Object.assign(
-        new Error(
+        new InputError(
           "policy.measuring is not in the browser build of stoic, which leaves measuring out to stay small: import from 'stoic/full' for the whole engine",
         ),
-        { name: 'InputError', code: 'not_in_build' },
+        { code: 'not_in_build' },
       );
     }
   }
@@ -510,10 +540,10 @@ function withSnapshots(core: CorePolicy, method: string): Pick<CorePolicy, 'snap
     return full as Pick<CorePolicy, 'snapshot' | 'restore'>;
   }
   throw Object.assign(
-    new Error(
+    new InputError(
       `Policy.${method} is not in the browser build of stoic, which leaves snapshots out to stay small: ` +
         "import from 'stoic/full' for the whole engine",
     ),
-    { name: 'InputError', code: 'not_in_build' },
+    { code: 'not_in_build' },
   );
 }

@@ -58,7 +58,11 @@ test('failed responses reach axios, which judges them; the decision goes to onGi
 test("a call that ends without a response rejects with axios' error, the RetryError as its cause", async () => {
   const fetch = createFetch({ policy: new Policy({ maxAttempts: 2 }), sleep, returnFailedResponses: true });
   const client = axios.create({ adapter: 'fetch', env: { fetch } });
-  const error = await client.get('http://127.0.0.1:9/').catch((e) => e);
+  // A port nothing listens on (port 9 would be one fetch refuses outright).
+  const closed = await startServer({});
+  const url = closed.url('/');
+  await closed.close();
+  const error = await client.get(url).catch((e) => e);
   assert.ok(error instanceof axios.AxiosError, String(error));
   assert.equal(error.code, 'attempts_exhausted', "axios keeps the engine's code");
   assert.ok(error.cause instanceof RetryError);

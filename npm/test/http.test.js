@@ -147,6 +147,17 @@ test('a 404 gives up at once with the observation and the response', async () =>
   assert.equal(await error.response.text(), 'no order 42 here');
 });
 
+test('a request fetch will never send (a blocked port) is not retried, and says why', async () => {
+  // Port 1 is on the fetch standard's list of bad ports: Node's fetch refuses
+  // it before connecting, every time.
+  const { fetch } = client();
+  const error = await fetch('http://127.0.0.1:1/x').catch((e) => e);
+  assert.ok(error instanceof RetryError);
+  assert.equal(error.attempts, 1);
+  assert.equal(error.decision.class, 'deterministic');
+  assert.match(error.observation, /fetch failed \(bad port\)/);
+});
+
 test('persistent 503s exhaust the attempts; the breaker then fails fast', async () => {
   const { fetch, policy } = client({ maxAttempts: 2, budget: { ratio: null } });
   for (let i = 0; i < 2; i++) {

@@ -1,7 +1,8 @@
 // Policy construction, errors, shared state across instances, events.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { canonicalJson, ConfigError, outcomeOfError, Policy, retry } from '../dist/node.js';
+import { inspect } from 'node:util';
+import { canonicalJson, ConfigError, InputError, outcomeOfError, Policy, retry } from '../dist/node.js';
 
 function thrown(body) {
   try {
@@ -50,6 +51,34 @@ test('a config of the wrong shape is a ConfigError too, with code and field (as 
   );
   const suggestion = thrown(() => new Policy({ breaker: { trip: { kind: 'consecutiveFailures' } } }));
   assert.match(suggestion.message, /"consecutive_failures"/, 'codes are suggested as they are accepted');
+});
+
+test('the errors the module throws are instances of the exported classes, and print as such', () => {
+  const config = thrown(() => new Policy({ maxAttempts: -1 }));
+  assert.equal(config.constructor, ConfigError);
+  assert.match(inspect(config), /^ConfigError: maxAttempts: must not be negative/);
+  const input = thrown(() => canonicalJson(NaN));
+  assert.equal(input.constructor, InputError);
+  assert.match(inspect(input), /^InputError: /);
+  const misuse = thrown(() => {
+    const call = new Policy({ seed: 1 }).start({}, 0);
+    call.close();
+    call.beforeAttempt(0);
+  });
+  assert.deepEqual([misuse.constructor, misuse.code], [InputError, 'misuse']);
+});
+
+test("a call's callback given to a Policy says where it goes", () => {
+  for (const field of ['onRetry', 'onGiveUp', 'sleep', 'validate', 'classify', 'fetch']) {
+    const error = thrown(() => new Policy({ [field]: () => undefined }));
+    assert.ok(error instanceof ConfigError, field);
+    assert.deepEqual([error.code, error.field, error.problems.length], ['wrong_type', field, 1], field);
+    assert.match(error.message, field === 'fetch' ? /createFetch\(\{ fetch \}\)/ : /retry\(fn, \{/, field);
+  }
+  const signal = thrown(() => new Policy({ signal: new AbortController().signal }));
+  assert.deepEqual([signal.code, signal.field], ['wrong_type', 'signal']);
+  // Data under those names is the core's to judge: a Policy's classify is its status table.
+  assert.equal(new Policy({ classify: { status: { 418: 'transient' } } }).config().classify.status['418'], 'transient');
 });
 
 test('undefined members mean absent; the seed is random unless given, and exact beyond 2^53 as a BigInt', () => {
@@ -128,6 +157,10 @@ test('thrown errors translate to the outcomes the core classifies', () => {
     [new TypeError('fetch failed', { cause: Object.assign(new Error('r'), { code: 'ECONNRESET' }) }), 'network', 'unknown'],
     [new TypeError('fetch failed', { cause: { code: 'UND_ERR_HEADERS_TIMEOUT' } }), 'network', 'read_timeout'],
     [new TypeError('Failed to fetch'), 'network', 'unknown'],
+    // What Node's fetch will never send: a blocked port, an unknown scheme, a redirect under redirect: 'error'.
+    [new TypeError('fetch failed', { cause: new Error('bad port') }), 'error', 'deterministic'],
+    [new TypeError('fetch failed', { cause: new Error('unknown scheme') }), 'error', 'deterministic'],
+    [new TypeError('fetch failed', { cause: new Error('unexpected redirect') }), 'error', 'deterministic'],
     [new DOMException('slow', 'TimeoutError'), 'network', 'read_timeout'],
     [Object.assign(new Error('dns'), { code: 'ENOTFOUND' }), 'network', 'dns_failure'],
     [new DOMException('stop', 'AbortError'), 'error', 'deterministic'],

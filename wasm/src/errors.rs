@@ -7,11 +7,49 @@
 //! entry, a metrics snapshot) is an `InputError` with the problem's code and
 //! field, as is caller data a pure helper refuses.
 
+use std::cell::OnceCell;
+use std::mem::ManuallyDrop;
+
 use js_sys::{Error, Object, TypeError};
 use stoic_core::{ConfigError, InputError};
+use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::value::set;
+
+thread_local! {
+    /// The prototypes of the runtime's `ConfigError` and `InputError`
+    /// classes, registered once the module is loaded, so that an error made
+    /// here is an instance of the class the package exports (its
+    /// `constructor`, and the `ConfigError: ...` Node prints for it), not a
+    /// plain `Error` that only carries the name. Never dropped (they live
+    /// as long as the module), which spares the module a thread-local
+    /// destructor's code.
+    static PROTOTYPES: OnceCell<ManuallyDrop<(Object, Object)>> = const { OnceCell::new() };
+}
+
+/// Registers the prototypes of the runtime's `ConfigError` and `InputError`
+/// (the first registration stays: one runtime per module instance).
+#[wasm_bindgen(js_name = registerErrorClasses)]
+pub fn register_error_classes(config_error: Object, input_error: Object) {
+    // `try_with`, not `with`: it cannot fail here (no destructor runs),
+    // and `with` would link its panic message.
+    let _ = PROTOTYPES.try_with(|cell| cell.set(ManuallyDrop::new((config_error, input_error))));
+}
+
+/// An `Error` named `name` (`ConfigError` or `InputError`), of the
+/// registered class of that name when there is one.
+fn named_error(message: &str, name: &str) -> Error {
+    let js = Error::new(message);
+    js.set_name(name);
+    let _ = PROTOTYPES.try_with(|cell| {
+        if let Some(prototypes) = cell.get() {
+            let (config, input) = &**prototypes;
+            Object::set_prototype_of(&js, if name == "InputError" { input } else { config });
+        }
+    });
+    js
+}
 
 fn with_fields(error: &Error, code: &str, field: Option<&str>) -> JsValue {
     let object: &Object = error.unchecked_ref();
@@ -27,8 +65,7 @@ fn with_fields(error: &Error, code: &str, field: Option<&str>) -> JsValue {
 /// schema wrote it in the JavaScript dialect), whose message lists every
 /// problem, and whose `problems` holds each as `{ code, field, message }`.
 pub(crate) fn config_error(error: &ConfigError) -> JsValue {
-    let js = Error::new(&error.text());
-    js.set_name("ConfigError");
+    let js = named_error(&error.text(), "ConfigError");
     let problems: js_sys::Array = error
         .problems()
         .map(|p| {
@@ -49,8 +86,7 @@ pub(crate) fn input_error(error: &InputError) -> JsValue {
 }
 
 pub(crate) fn named_input_error(message: &str, code: &str, field: Option<&str>) -> JsValue {
-    let js = Error::new(message);
-    js.set_name("InputError");
+    let js = named_error(message, "InputError");
     with_fields(&js, code, field)
 }
 

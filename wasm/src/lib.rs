@@ -66,6 +66,7 @@ mod value;
 pub use canonical::{canonical_json_exact_text, canonical_json_text, idempotency_key_text};
 #[cfg(feature = "tools")]
 pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};
+pub use errors::register_error_classes;
 pub use helpers::{
     classes, is_idempotent_method, key_header_value, network_kinds, parse_http_date_value,
     parse_key_header_value, parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
