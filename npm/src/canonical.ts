@@ -8,7 +8,7 @@
 import { requireLoaded } from './loaded.js';
 import * as core from './wasm/stoic_wasm.js';
 import { InputError } from './errors.js';
-import { text as textParam } from './guard.js';
+import { wellFormed } from './guard.js';
 
 /** The most nesting a value may have (the core's bound for JSON text). */
 const MAX_DEPTH = 128;
@@ -75,7 +75,7 @@ export function canonicalJson(value: unknown): string {
 /** RFC 8785 canonical form of JSON text (duplicate members, lone surrogates and huge numbers throw). */
 export function canonicalizeJsonText(text: string): string {
   requireLoaded();
-  return core.canonicalJson(textParam(text, 'text'));
+  return core.canonicalJson(wellFormed(text, 'text'));
 }
 
 /**
@@ -85,11 +85,11 @@ export function canonicalizeJsonText(text: string): string {
  */
 export function idempotencyKey(runId: string, step: string, args: unknown): string {
   requireLoaded();
-  return core.idempotencyKey(textParam(runId, 'runId'), textParam(step, 'step'), jsonOf(args));
+  return core.idempotencyKey(wellFormed(runId, 'runId'), wellFormed(step, 'step'), jsonOf(args));
 }
 
 /** `idempotencyKey` over arguments given as JSON text. */
 export function idempotencyKeyFromText(runId: string, step: string, argsJson: string): string {
   requireLoaded();
-  return core.idempotencyKey(textParam(runId, 'runId'), textParam(step, 'step'), textParam(argsJson, 'argsJson'));
+  return core.idempotencyKey(wellFormed(runId, 'runId'), wellFormed(step, 'step'), wellFormed(argsJson, 'argsJson'));
 }

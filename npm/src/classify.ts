@@ -132,7 +132,8 @@ export function outcomeOfError(error: unknown): Outcome {
     // `redirect: 'error'`: the same request fails the same way every time.
     const cause = (error as Coded).cause as Coded | undefined;
     if (typeof cause?.message === 'string' && REFUSED_BY_FETCH.has(cause.message)) {
-      return { kind: 'error', class: 'deterministic', detail };
+      const refused = `fetch refused the request (${cause.message}): the same request fails the same way`;
+      return { kind: 'error', class: 'deterministic', detail: refused };
     }
     return { kind: 'network', network: 'unknown', detail };
   }

@@ -6,7 +6,7 @@
 import { requireLoaded } from './loaded.js';
 import { Owned } from './owned.js';
 import * as core from './wasm/stoic_wasm.js';
-import { count, flag, jsonText, optionalText, record, text, time } from './guard.js';
+import { count, flag, jsonText, optionalWellFormed, record, text, time, wellFormed } from './guard.js';
 import type {
   AlertConfig,
   BackoffStrategy,
@@ -340,8 +340,8 @@ export class ServerIdempotency extends Owned {
   decide(nowUnixMs: number, key: string | null, fingerprint: string, stored: StoredEntry | null): ServerDecision {
     return this.inner.decide(
       time(nowUnixMs, 'nowUnixMs'),
-      optionalText(key, 'key'),
-      text(fingerprint, 'fingerprint'),
+      optionalWellFormed(key, 'key'),
+      wellFormed(fingerprint, 'fingerprint'),
       stored === null || stored === undefined ? null : record(stored, 'stored'),
     ) as ServerDecision;
   }
@@ -350,5 +350,5 @@ export class ServerIdempotency extends Owned {
 /** SHA-256 of the body's canonical JSON (RFC 8785), as lowercase hex. */
 export function payloadFingerprint(bodyJson: string): string {
   requireLoaded();
-  return core.payloadFingerprint(text(bodyJson, 'bodyJson'));
+  return core.payloadFingerprint(wellFormed(bodyJson, 'bodyJson'));
 }

@@ -39,6 +39,8 @@ export class ConfigError extends Error {
 /** Data a pure helper rejected (`duplicate_key`, `lone_surrogate`, ...). */
 export class InputError extends Error {
   declare readonly code: string;
+  /** The parameter at fault, where one is (`scope`, `idempotencyKey`, ...). */
+  declare readonly field?: string;
   static override [Symbol.hasInstance] = named('InputError');
 
   constructor(message?: string, options?: ErrorOptions) {

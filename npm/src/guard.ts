@@ -105,6 +105,30 @@ export function misuse(message: string): InputError {
   return Object.assign(new InputError(message), { code: 'misuse' });
 }
 
+/** An unpaired UTF-16 surrogate: a high one without its low half, or a low one alone. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * `value` if it is well-formed text: for text whose identity matters (a
+ * scope or operation name, a key, text that is hashed or parsed). Crossing
+ * into wasm turns a lone surrogate into U+FFFD, which would make two texts
+ * one (two scopes sharing a breaker, two runs one key), so it is refused
+ * with an `InputError` (`lone_surrogate`), as in Python. Free text (an
+ * error's detail, a header) stays lossy.
+ */
+export function wellFormed(value: unknown, name: string): string {
+  const given = text(value, name);
+  if (!LONE_SURROGATE.test(given)) return given;
+  const message = `${name} holds an unpaired surrogate, which no UTF-8 text can carry; pass well-formed text`;
+  throw Object.assign(new InputError(message), { code: 'lone_surrogate', field: name });
+}
+
+/** `value` if it is well-formed text, null or undefined. */
+export function optionalWellFormed(value: unknown, name: string): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  return wellFormed(value, name);
+}
+
 /** `value` if it is a string, null or undefined. */
 export function optionalText(value: unknown, name: string): string | undefined {
   if (value === null || value === undefined) return undefined;

@@ -1,7 +1,7 @@
 /** The core's pure helpers a client needs: random keys and their header, Retry-After and server hints. */
 import { requireLoaded } from './loaded.js';
 import * as core from './wasm/stoic_wasm.js';
-import { record, text as textParam, time } from './guard.js';
+import { record, text as textParam, time, wellFormed } from './guard.js';
 import { packHeaders } from './headers.js';
 import type { HeadersLike, ServerHint } from './types.js';
 
@@ -17,7 +17,7 @@ export function randomKey(bytes?: Uint8Array): string {
 /** The `Idempotency-Key` header value of a key: `bare` or `quoted` (RFC 8941). */
 export function keyHeaderValue(key: string, form: 'bare' | 'quoted' = 'bare'): string {
   requireLoaded();
-  return core.keyHeaderValue(textParam(key, 'key'), textParam(form, 'form'));
+  return core.keyHeaderValue(wellFormed(key, 'key'), textParam(form, 'form'));
 }
 
 /** The key in an `Idempotency-Key` header value, or null if malformed. */

@@ -62,8 +62,16 @@ export interface LoopOptions {
   returnFailedResponses?: boolean;
 }
 
-/** Whether a value is a fetch `Response` (duck-typed: polyfills and undici alike). */
+/** The runtime's own `Response` class, where it has one. */
+const NativeResponse: typeof Response | undefined = typeof Response === 'function' ? Response : undefined;
+
+/**
+ * Whether a value is a fetch `Response`: the runtime's own by `instanceof`
+ * (its getters are brand-checked, so reading them to duck-type costs more
+ * than the check), any other (a polyfill's, another realm's) by its shape.
+ */
 export function isResponse(value: unknown): value is Response {
+  if (NativeResponse !== undefined && value instanceof NativeResponse) return true;
   return (
     typeof value === 'object' &&
     value !== null &&

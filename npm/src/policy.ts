@@ -9,7 +9,7 @@ import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './wasm/stoic_wasm.js';
 import { monotonicNow, wallNow } from './clock.js';
-import { callable, flag, httpStatus, invalidValue, jsonText, knownOptions, misuse, optionalText, plainObject, record, shown, text as text_, time } from './guard.js';
+import { callable, flag, httpStatus, invalidValue, jsonText, knownOptions, misuse, optionalText, optionalWellFormed, plainObject, record, shown, text as text_, time, wellFormed } from './guard.js';
 import { packHeaders } from './headers.js';
 import { disposable } from './owned.js';
 import { PlanArea } from './plan.js';
@@ -42,30 +42,46 @@ export interface HostOptions {
 export type PolicyOptions = Config & HostOptions;
 
 /**
- * Where each callback of `retry()` and `createFetch()` goes. A Policy holds
- * config and shared state; a call's callbacks are the call's, so one given
- * to a Policy by mistake is refused with a message that says where it goes
- * (the core would only say that a function is not config data).
+ * Where each option of `retry()`, `createFetch()` or a request goes. A
+ * Policy holds config and shared state; a call's callbacks and per-call
+ * settings are the call's, so one given to a Policy by mistake is refused
+ * with a message that says where it goes (the core would only call it an
+ * unknown field, or a function no config can hold). None of these names is
+ * a config field; `classify` is, as data, so only a function there is one
+ * of `retry()`'s.
  */
-const CALLBACK_HOMES: Readonly<Record<string, string>> = {
+const CALL_OPTION_HOMES: Readonly<Record<string, string>> = {
   onRetry: 'retry(fn, { onRetry }) or createFetch({ onRetry })',
   onGiveUp: 'retry(fn, { onGiveUp }) or createFetch({ onGiveUp })',
   sleep: 'retry(fn, { sleep }) or createFetch({ sleep })',
   validate: 'retry(fn, { validate }) or createFetch({ validate })',
   classify: "retry(fn, { classify }) (a Policy's classify is data: its status table and error classes)",
-  fetch: 'createFetch({ fetch })',
   signal: "retry(fn, { signal }) or a request's own init",
+  operation: "retry(fn, { operation }) or a request's init",
+  scope: "retry(fn, { scope }), createFetch({ scope }) or a request's init",
+  idempotencyKey: "retry(fn, { idempotencyKey }) or a request's init",
+  idempotent: 'retry(fn, { idempotent })',
+  policy: 'retry(fn, { policy }) or createFetch({ policy })',
+  fetch: 'createFetch({ fetch })',
+  keys: 'createFetch({ keys })',
+  keyHeader: 'createFetch({ keyHeader })',
+  keyForm: 'createFetch({ keyForm })',
+  serverDeduplicates: 'createFetch({ serverDeduplicates })',
+  stream: "createFetch({ stream }) or a request's init",
+  returnFailedResponses: 'createFetch({ returnFailedResponses })',
 };
 
-function misplacedCallback(config: Record<string, unknown>): void {
+function misplacedCallOption(config: Record<string, unknown>): void {
   for (const field of Object.keys(config)) {
-    const home = Object.hasOwn(CALLBACK_HOMES, field) ? CALLBACK_HOMES[field] : undefined;
+    const home = Object.hasOwn(CALL_OPTION_HOMES, field) ? CALL_OPTION_HOMES[field] : undefined;
     const value = config[field];
-    const callback = typeof value === 'function' || (field === 'signal' && typeof value === 'object' && value !== null);
-    if (home === undefined || !callback) continue;
-    const message = `${field}: a Policy holds config and shared state, not a call's callbacks; pass ${field} to ${home}`;
-    const problem = { code: 'wrong_type', field, message };
-    throw Object.assign(new ConfigError(message), { code: problem.code, field, problems: [problem] });
+    const misplaced = field === 'classify' ? typeof value === 'function' : value !== undefined;
+    if (home === undefined || !misplaced) continue;
+    const message = `${field}: a Policy holds config and shared state, not a call's options; pass ${field} to ${home}`;
+    // Not a field of a Policy at all, except classify, whose type is wrong.
+    const code = field === 'classify' ? 'wrong_type' : 'unknown_field';
+    const problem = { code, field, message };
+    throw Object.assign(new ConfigError(message), { code, field, problems: [problem] });
   }
 }
 
@@ -121,7 +137,7 @@ export class Policy {
     requireLoaded();
     const { now, wallNow: wall, onEvent, ...config } = plainObject<PolicyOptions>(options, 'options');
     if (onEvent !== undefined) callable(onEvent, 'onEvent');
-    misplacedCallback(config);
+    misplacedCallOption(config);
     this.#core = new CorePolicy(config);
     this.text = new TextArea(this.core);
     this.plan = new PlanArea(this.core);
@@ -305,12 +321,12 @@ export class Policy {
 
   /** The breaker state of a scope (`"default"` when omitted), or null. */
   breakerState(scope = ''): BreakerStateCode | null {
-    return (this.core.breakerState(text_(scope, 'scope')) as BreakerStateCode | undefined) ?? null;
+    return (this.core.breakerState(wellFormed(scope, 'scope')) as BreakerStateCode | undefined) ?? null;
   }
 
   /** The retry budgets of a scope, or null for a scope not used yet. */
   budgetStatus(scope = '', now: number = this.now()): BudgetStatus | null {
-    return this.core.budgetStatus(time(now, 'now'), text_(scope, 'scope')) as BudgetStatus | null;
+    return this.core.budgetStatus(time(now, 'now'), wellFormed(scope, 'scope')) as BudgetStatus | null;
   }
 
   /** Metrics by scope name. */
@@ -476,7 +492,9 @@ export function report(policy: Policy, handle: number, outcome: Outcome, now: nu
       // Only a status the policy may retry has its headers read (for the server's hints).
       const headers = core.readsHints(status) ? packHeaders(outcome.headers) : undefined;
       const text = policy.text.write(headers, optionalText(outcome.detail, 'detail'));
-      const wall = outcome.wallNowMs === null ? -1 : time(outcome.wallNowMs ?? policy.wallNow(), 'wallNowMs');
+      // The wall clock dates an HTTP-date hint: read only when headers are.
+      const given = outcome.wallNowMs;
+      const wall = given === null || (given === undefined && headers === undefined) ? -1 : time(given ?? policy.wallNow(), 'wallNowMs');
       return checked(core.onStatus(handle, now, status, wall, text.a, text.b));
     }
     case 'network': {
@@ -513,7 +531,7 @@ export function startNamed(
 ): number {
   // Checked here, where every named start passes: a non-string would reach
   // the text area's encoder and fail there without a code.
-  const text = policy.text.write(text_(operation, 'operation'), text_(scope, 'scope'), optionalText(key, 'idempotencyKey'));
+  const text = policy.text.write(wellFormed(operation, 'operation'), wellFormed(scope, 'scope'), optionalWellFormed(key, 'idempotencyKey'));
   return overrides === undefined
     ? policy.core.startNamed(now, text.a, text.b, idempotent, text.c)
     : policy.core.startWith(now, text.a, text.b, idempotent, text.c, overrides);

@@ -155,7 +155,7 @@ test('a request fetch will never send (a blocked port) is not retried, and says 
   assert.ok(error instanceof RetryError);
   assert.equal(error.attempts, 1);
   assert.equal(error.decision.class, 'deterministic');
-  assert.match(error.observation, /fetch failed \(bad port\)/);
+  assert.match(error.observation, /fetch refused the request \(bad port\)/);
 });
 
 test('persistent 503s exhaust the attempts; the breaker then fails fast', async () => {

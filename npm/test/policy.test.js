@@ -2,7 +2,20 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { inspect } from 'node:util';
-import { canonicalJson, ConfigError, InputError, outcomeOfError, Policy, retry } from '../dist/node.js';
+import {
+  canonicalizeJsonText,
+  canonicalJson,
+  ConfigError,
+  idempotencyKey,
+  idempotencyKeyFromText,
+  InputError,
+  keyHeaderValue,
+  outcomeOfError,
+  payloadFingerprint,
+  Policy,
+  retry,
+  ServerIdempotency,
+} from '../dist/node.js';
 
 function thrown(body) {
   try {
@@ -68,17 +81,54 @@ test('the errors the module throws are instances of the exported classes, and pr
   assert.deepEqual([misuse.constructor, misuse.code], [InputError, 'misuse']);
 });
 
-test("a call's callback given to a Policy says where it goes", () => {
+test("a call's option given to a Policy says where it goes", () => {
   for (const field of ['onRetry', 'onGiveUp', 'sleep', 'validate', 'classify', 'fetch']) {
     const error = thrown(() => new Policy({ [field]: () => undefined }));
     assert.ok(error instanceof ConfigError, field);
-    assert.deepEqual([error.code, error.field, error.problems.length], ['wrong_type', field, 1], field);
+    const code = field === 'classify' ? 'wrong_type' : 'unknown_field';
+    assert.deepEqual([error.code, error.field, error.problems.length], [code, field, 1], field);
     assert.match(error.message, field === 'fetch' ? /createFetch\(\{ fetch \}\)/ : /retry\(fn, \{/, field);
   }
   const signal = thrown(() => new Policy({ signal: new AbortController().signal }));
-  assert.deepEqual([signal.code, signal.field], ['wrong_type', 'signal']);
+  assert.deepEqual([signal.code, signal.field], ['unknown_field', 'signal']);
+  for (const [field, value] of [['operation', 'charge'], ['scope', 'api'], ['idempotencyKey', 'k'], ['keys', false], ['returnFailedResponses', true]]) {
+    const error = thrown(() => new Policy({ [field]: value }));
+    assert.deepEqual([error.code, error.field], ['unknown_field', field], field);
+    assert.match(error.message, new RegExp(`pass ${field} to `), field);
+  }
   // Data under those names is the core's to judge: a Policy's classify is its status table.
   assert.equal(new Policy({ classify: { status: { 418: 'transient' } } }).config().classify.status['418'], 'transient');
+});
+
+test('text whose identity matters refuses a lone surrogate, as in Python; free text keeps a replacement', async () => {
+  // Crossing into wasm would make '\ud800' and '\ufffd' one text: one breaker, one key.
+  const policy = new Policy({ seed: 1 });
+  const refused = {
+    scope: () => policy.start({ scope: 'api\ud800' }, 0),
+    operation: () => policy.start({ operation: '\udc00charge' }, 0),
+    idempotencyKey: () => policy.start({ idempotencyKey: 'k\ud800' }, 0),
+    breakerState: () => policy.breakerState('\ud800'),
+    budgetStatus: () => policy.budgetStatus('\ud800'),
+    text: () => canonicalizeJsonText('"\ud800"'),
+    runId: () => idempotencyKey('run\ud800', 'step', {}),
+    argsJson: () => idempotencyKeyFromText('run', 'step', '"\ud800"'),
+    key: () => keyHeaderValue('\ud800'),
+    bodyJson: () => payloadFingerprint('"\ud800"'),
+    fingerprint: () => new ServerIdempotency().decide(0, 'k', '\ud800', null),
+  };
+  for (const [name, body] of Object.entries(refused)) {
+    const error = thrown(body);
+    assert.ok(error instanceof InputError, name);
+    assert.equal(error.code, 'lone_surrogate', name);
+  }
+  assert.equal(thrown(refused.scope).field, 'scope');
+  await assert.rejects(retry(() => 1, { policy, scope: '\ud800' }), { code: 'lone_surrogate', field: 'scope' });
+  // A surrogate pair is well-formed text, and free text is kept with a replacement.
+  assert.equal(policy.breakerState('api\ud83d\ude00'), null);
+  const error = await retry(() => {
+    throw new Error('broke \ud800 here');
+  }, { policy }).catch((e) => e);
+  assert.match(error.observation, /broke \ufffd here/);
 });
 
 test('undefined members mean absent; the seed is random unless given, and exact beyond 2^53 as a BigInt', () => {

@@ -126,6 +126,26 @@ test("the policy's own status table decides whose headers are read: a 200 it ret
   assert.deepEqual(clock.sleeps, [3000]);
 });
 
+test('the wall clock is read for a response whose hints count (an HTTP-date Retry-After), not for every response', async () => {
+  const clock = virtualTime();
+  let walls = 0;
+  const wallNow = () => {
+    walls += 1;
+    return Date.parse('Wed, 21 Oct 2015 07:28:00 GMT');
+  };
+  const policy = new Policy({ seed: 7, backoff: exponential, now: clock.now, wallNow });
+  const options = { policy, sleep: clock.sleep };
+  const afterConstruction = walls;
+  assert.equal((await retry(() => new Response('ok'), options)).status, 200);
+  assert.equal(walls, afterConstruction, 'a 200 needs no wall clock');
+  let n = 0;
+  const busy = { status: 503, headers: { 'retry-after': 'Wed, 21 Oct 2015 07:28:04 GMT' } };
+  const response = await retry(() => (++n === 1 ? new Response('busy', busy) : new Response('ok')), options);
+  assert.equal(response.status, 200);
+  assert.equal(walls, afterConstruction + 1, 'the 503 dates its hint');
+  assert.deepEqual(clock.sleeps, [4000]);
+});
+
 test('aborting during the wait cancels the call and rejects with the reason', async () => {
   const { policy } = setup();
   const controller = new AbortController();

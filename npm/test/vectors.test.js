@@ -15,6 +15,7 @@ import { runServerIdempotency } from '../testlib/run-server.js';
 import { runConfigErrors } from '../testlib/run-config-errors.js';
 import { runHost } from '../testlib/run-host.js';
 import { runFleet } from '../testlib/run-fleet.js';
+import { runTextBoundary } from '../testlib/run-text-boundary.js';
 
 const RUNNERS = {
   policy: runPolicyFile,
@@ -31,6 +32,7 @@ const RUNNERS = {
   config_errors: runConfigErrors,
   host: runHost,
   fleet_exchange: runFleet,
+  text_boundary: runTextBoundary,
 };
 
 const files = vectorFiles();

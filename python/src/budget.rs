@@ -65,7 +65,10 @@ impl RetryBudget {
 
     /// May a retry go out? `(ticket, None)` or `(None, refused_by)`;
     /// `cost` is `normal`, `timeout` or `throttling`.
-    #[pyo3(signature = (now, cost=LossyText(String::from("normal"))))]
+    #[pyo3(
+        signature = (now, cost=LossyText(String::from("normal"))),
+        text_signature = "($self, now, cost='normal')"
+    )]
     fn try_retry(
         &self,
         now: Secs,

@@ -188,7 +188,10 @@ impl Call {
 
     /// The host rejected the result as a failure of class `cls`: the retry
     /// delay, or None when over.
-    #[pyo3(signature = (now, cls=LossyText(String::from("transient")), detail=None))]
+    #[pyo3(
+        signature = (now, cls=LossyText(String::from("transient")), detail=None),
+        text_signature = "($self, now, cls='transient', detail=None)"
+    )]
     fn on_rejected(
         &mut self,
         now: Secs,
@@ -201,7 +204,10 @@ impl Call {
 
     /// The caller's own code raised an exception the host classified as
     /// `cls` (`detail`: its type and message): the retry delay, or None.
-    #[pyo3(signature = (now, cls=LossyText(String::from("deterministic")), detail=None))]
+    #[pyo3(
+        signature = (now, cls=LossyText(String::from("deterministic")), detail=None),
+        text_signature = "($self, now, cls='deterministic', detail=None)"
+    )]
     fn on_raised(
         &mut self,
         now: Secs,

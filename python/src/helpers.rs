@@ -100,7 +100,10 @@ fn header_form(form: &str) -> PyResult<KeyHeaderForm> {
 /// The `Idempotency-Key` header value for `key` (`form`: `bare` or
 /// `quoted`).
 #[pyfunction]
-#[pyo3(signature = (key, form=LossyText(String::from("bare"))))]
+#[pyo3(
+    signature = (key, form=LossyText(String::from("bare"))),
+    text_signature = "(key, form='bare')"
+)]
 pub(crate) fn key_header_value(key: StrictText<'_>, form: LossyText) -> PyResult<String> {
     Ok(key::header_value(key.0, header_form(&form.0)?))
 }

@@ -14,6 +14,7 @@ mod backoff;
 mod breaker;
 mod budget;
 mod call;
+mod call_options;
 mod convert;
 mod document;
 mod errors;

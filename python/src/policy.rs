@@ -14,6 +14,7 @@ use stoic_core::schema::{Dialect, Value};
 use stoic_core::{CallSpec, Config, Event, Outcome, PolicyState};
 
 use crate::call::Call;
+use crate::call_options::refuse_call_options;
 use crate::convert::ms_to_secs;
 use crate::document::{doc_of, py_emit, py_of, section_of};
 use crate::errors::{config_error, input_error, usage_error};
@@ -151,6 +152,7 @@ impl Policy {
         records: Option<Py<PyAny>>,
         config: Option<&Bound<'_, PyDict>>,
     ) -> PyResult<Self> {
+        refuse_call_options(py, config)?;
         let mut doc = doc_of(py, config.map(Bound::as_any))?;
         host_defaults(py, &mut doc, records.is_some())?;
         let config = Config::from_value(&doc, Dialect::PYTHON).map_err(|e| config_error(py, &e))?;
@@ -277,7 +279,10 @@ impl Policy {
     }
 
     /// Starts a logical operation at `now` (monotonic seconds).
-    #[pyo3(signature = (now, operation=StrictText(""), *, scope=StrictText(""), idempotent=None, method=None, key=None, overrides=None))]
+    #[pyo3(
+        signature = (now, operation=StrictText(""), *, scope=StrictText(""), idempotent=None, method=None, key=None, overrides=None),
+        text_signature = "($self, now, operation='', *, scope='', idempotent=None, method=None, key=None, overrides=None)"
+    )]
     #[allow(clippy::too_many_arguments)]
     fn start(
         slf: &Bound<'_, Self>,
@@ -304,7 +309,10 @@ impl Policy {
 
     /// `start` and the first `admit` in one step (the host runtime's hot
     /// path); check `call.admitted`.
-    #[pyo3(signature = (now, operation=StrictText(""), scope=StrictText(""), idempotent=None, key=None, overrides=None))]
+    #[pyo3(
+        signature = (now, operation=StrictText(""), scope=StrictText(""), idempotent=None, key=None, overrides=None),
+        text_signature = "($self, now, operation='', scope='', idempotent=None, key=None, overrides=None)"
+    )]
     fn begin(
         slf: &Bound<'_, Self>,
         now: Secs,
@@ -468,13 +476,13 @@ impl Policy {
     }
 
     /// The breaker state code of `scope` (`closed`, `open`, `half_open`).
-    #[pyo3(signature = (scope=StrictText("")))]
+    #[pyo3(signature = (scope=StrictText("")), text_signature = "($self, scope='')")]
     fn breaker_state(&self, scope: StrictText<'_>) -> Option<&'static str> {
         self.lock().breaker_state(scope.0).map(|s| s.code())
     }
 
     /// The retry budgets' status in `scope` at `now`.
-    #[pyo3(signature = (now, scope=StrictText("")))]
+    #[pyo3(signature = (now, scope=StrictText("")), text_signature = "($self, now, scope='')")]
     fn budget_status<'py>(
         &self,
         py: Python<'py>,

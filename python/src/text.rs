@@ -17,7 +17,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyUnicodeEncodeError};
 use pyo3::prelude::*;
-use pyo3::types::PyString;
+use pyo3::types::{PyBytes, PyString};
 use stoic_core::{InputError, InputErrorCode};
 
 use crate::errors::input_error;
@@ -38,7 +38,44 @@ impl<'a, 'py> FromPyObject<'a, 'py> for LossyText {
                     .map_or_else(|_| String::from("?"), |n| n.to_string())
             ))
         })?;
-        Ok(LossyText(text.to_string_lossy().into_owned()))
+        match text.to_str() {
+            Ok(valid) => Ok(LossyText(valid.to_owned())),
+            Err(_) => {
+                // `surrogatepass` writes each lone surrogate as the three
+                // bytes UTF-8 would give it (ED A0..BF 80..BF), which
+                // become one U+FFFD each, as a JavaScript string's do in
+                // `TextEncoder` (pyo3's `to_string_lossy` gives three).
+                let bytes = text.call_method1("encode", ("utf-8", "surrogatepass"))?;
+                let bytes = bytes.cast::<PyBytes>()?;
+                Ok(LossyText(one_replacement_per_surrogate(bytes.as_bytes())))
+            }
+        }
+    }
+}
+
+/// UTF-8 with lone surrogates in their three-byte form, as text: each
+/// surrogate one U+FFFD.
+fn one_replacement_per_surrogate(mut rest: &[u8]) -> String {
+    let mut out = String::with_capacity(rest.len());
+    loop {
+        match std::str::from_utf8(rest) {
+            Ok(valid) => {
+                out.push_str(valid);
+                return out;
+            }
+            Err(error) => {
+                let (valid, after) = rest.split_at(error.valid_up_to());
+                out.push_str(std::str::from_utf8(valid).unwrap_or_default());
+                out.push('\u{FFFD}');
+                let surrogate = matches!(after, [0xED, 0xA0..=0xBF, 0x80..=0xBF, ..]);
+                let skip = if surrogate {
+                    3
+                } else {
+                    error.error_len().unwrap_or(after.len())
+                };
+                rest = after.get(skip..).unwrap_or_default();
+            }
+        }
     }
 }
 

@@ -59,6 +59,7 @@ def test_exhaustion_raises_retry_error_from_the_last_exception(clock: stoic.Virt
         stoic.retry(max_attempts=3, **FAST)(flaky)()
     error = info.value
     assert error.reason == "attempts_exhausted"
+    assert error.code == error.reason, "code, as on every stoic error"
     assert error.attempts == 3
     assert error.last_outcome == "network_connect_refused"
     assert isinstance(error.__cause__, ConnectionRefusedError)

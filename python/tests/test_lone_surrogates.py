@@ -100,6 +100,24 @@ def test_a_code_with_a_lone_surrogate_is_an_unknown_code(call: Callable[[], Any]
     assert "\ufffd" in str(caught.value)
 
 
+def test_each_lone_surrogate_becomes_one_replacement_as_in_javascript() -> None:
+    # TextEncoder gives one U+FFFD per lone surrogate; so does the binding,
+    # and it keeps a real U+FFFD and characters beyond the BMP as they are.
+    text = f"a{BAD}b\ufffd\U0001f600{BAD}\udfff!"
+    record = LogRecord(
+        wall=0.0,
+        operation=text,
+        attempt=1,
+        max_attempts=3,
+        delay=0.0,
+        error=None,
+        strategy="exponential",
+        outcome="success",
+        total_duration=0.0,
+    )
+    assert record.as_dict()["operation"] == "a\ufffdb\ufffd\U0001f600\ufffd\ufffd!"
+
+
 def test_free_text_with_a_lone_surrogate_is_kept_with_a_replacement() -> None:
     record = LogRecord(
         wall=0.0,

@@ -217,3 +217,27 @@ def test_header_text_with_a_lone_surrogate_is_garbage_not_an_error() -> None:
     assert _stoic.is_idempotent_method("GET\ud800") is False
     call = stoic.Policy(seed=1).begin(0.0, "get")
     assert call.on_status(0.1, 503, {"retry-after\ud800": "1", "x": "\udfff"}) is not None
+
+
+@pytest.mark.parametrize(
+    ("keyword", "value", "code"),
+    [
+        ("on_retry", print, "unknown_field"),
+        ("on_give_up", print, "unknown_field"),
+        ("scope", "api", "unknown_field"),
+        ("key", "k-1", "unknown_field"),
+        ("classify", lambda e: "transient", "wrong_type"),
+    ],
+)
+def test_a_calls_keyword_given_to_a_policy_says_where_it_goes(
+    keyword: str, value: object, code: str
+) -> None:
+    with pytest.raises(stoic.ConfigError) as caught:
+        stoic.Policy(**{keyword: value})
+    assert (caught.value.code, caught.value.field) == (code, keyword)
+    assert f"pass {keyword}= to @stoic.retry(...)" in str(caught.value)
+
+
+def test_classify_as_data_is_still_the_policys_status_table() -> None:
+    policy = stoic.Policy(seed=1, classify={"status": {418: "transient"}})
+    assert policy.config["classify"]["status"]["418"] == "transient"

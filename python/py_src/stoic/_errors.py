@@ -57,7 +57,8 @@ class InputError(StoicError, ValueError):
     """A pure helper (canonical JSON, idempotency keys) rejected its input.
 
     ``code``: ``invalid_json``, ``duplicate_key``, ``number_out_of_range``,
-    ``lone_surrogate`` or ``too_deep``.
+    ``lone_surrogate`` (text whose identity matters holds an unpaired
+    surrogate), ``too_deep``, ``misuse``, ...
     """
 
     def __init__(self, message: str, code: str, field: str = "") -> None:
@@ -75,7 +76,8 @@ class RetryError(StoicError):
 
     Carries the final decision as the core made it: ``reason`` (a stable
     code such as ``attempts_exhausted``, ``deadline_exceeded``,
-    ``circuit_open``), ``attempts``, ``observation`` (text a caller can
+    ``circuit_open``; also ``code``, as on every stoic error and on
+    JavaScript's ``RetryError``), ``attempts``, ``observation`` (text a caller can
     reason about), ``last_outcome`` (the rule the last failure matched:
     ``status_503``, ``network_read_timeout``, ``rejected_transient``) and
     ``retry_at`` (monotonic seconds when trying again could make sense).
@@ -93,6 +95,7 @@ class RetryError(StoicError):
         decision = decision or {}
         self.decision: dict[str, Any] = dict(decision)
         self.reason: str = str(decision.get("reason", ""))
+        self.code: str = self.reason
         self.attempts: int = int(decision.get("attempts", 0))
         self.observation: str = str(decision.get("observation", ""))
         self.last_outcome: str | None = decision.get("matched")

@@ -22,6 +22,7 @@ RUNNERS = {
     "config_errors": "test_config_errors.py",
     "host": "test_host.py",
     "fleet_exchange": "test_fleet.py",
+    "text_boundary": "test_text_boundary.py",
 }
 
 
