@@ -341,6 +341,19 @@ def targets_section(js: Json, engine: Json | None) -> list[str]:
             "< 0.5 us",
         ],
     ]
+    floor = js.get("floor")
+    if floor:
+        rows.insert(
+            3,
+            [
+                "the floor under that ratio: two clock readings a call needs (its start and end),"
+                f" nothing else, vs {cockatiel}'s whole success overhead",
+                "",
+                f"**{floor['ratio_to_cockatiel']:.2f}x** ({ns(floor['clock_reads_ns'])})",
+                "",
+                "",
+            ],
+        )
     if engine:
         hot = engine["hot_path"]
         rows.append(

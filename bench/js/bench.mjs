@@ -12,7 +12,14 @@
 //   stubbed (stoic: its `sleep` option; the peers take no sleep function,
 //   so setTimeout is replaced by a microtask while they run), minus a
 //   hand-written loop doing the same awaits;
-// - one retry decision: that, minus the success case (same round).
+// - one retry decision: that, minus the success case (same round);
+// - success returning a Response: the function resolves with a fetch
+//   `Response` (status 200, 7 headers), what `retry(() => fetch(url))`
+//   gets; stoic judges it by its status (the peers do not look at it);
+// - the floor: two readings of stoic's default clock (a call's start and
+//   end, which the breaker, budget and metrics need) and nothing else,
+//   timed in the success pass: the least stoic's success path can cost,
+//   reported against cockatiel's whole success overhead.
 // - fetch wrapper: a GET that succeeds first time, against a local server
 //   in another process (server.mjs), through stoic's createFetch and ky,
 //   minus a bare fetch of the same URL; every contender reads the body.
@@ -65,6 +72,20 @@ function immediateTimeout(fn, _ms, ...args) {
 
 // ---------------------------------------------------------------- contenders
 const noop = async () => 1;
+// A response as fetch resolves it: 200 with the headers a JSON API sends.
+const okResponse = new Response('{"ok":true}', {
+  status: 200,
+  headers: {
+    'content-type': 'application/json',
+    'content-length': '11',
+    date: 'Thu, 03 Dec 2026 12:00:00 GMT',
+    server: 'bench',
+    'cache-control': 'no-store',
+    'x-request-id': 'r-1',
+    connection: 'keep-alive',
+  },
+});
+const respond = async () => okResponse;
 // A connection reset (what a flaky dependency throws): every contender retries it;
 // stoic judges it by its code, as it would a real socket error.
 const boom = Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
@@ -80,7 +101,7 @@ const cockatiel = cockatielRetry(handleAll, { maxAttempts: 4, backoff: new Expon
 const pRetryOptions = { retries: 4, randomize: true };
 const ebOptions = { numOfAttempts: 5, jitter: 'full' };
 
-// Each contender: [success call, one-retry call (given a fresh flaky fn), stub timers?]
+// Each contender: [success call, one-retry call (given a fresh flaky fn), stub timers?, success returning a Response]
 const contenders = {
   baseline: [
     () => noop(),
@@ -94,11 +115,29 @@ const contenders = {
       }
     },
     false,
+    () => respond(),
   ],
-  stoic: [() => stoic.retry(noop, { policy }), (f) => stoic.retry(f, { policy, sleep: noSleep }), false],
-  cockatiel: [() => cockatiel.execute(noop), (f) => cockatiel.execute(f), true],
-  'p-retry': [() => pRetry(noop, pRetryOptions), (f) => pRetry(f, pRetryOptions), true],
-  'exponential-backoff': [() => backOff(noop, ebOptions), (f) => backOff(f, ebOptions), true],
+  stoic: [
+    () => stoic.retry(noop, { policy }),
+    (f) => stoic.retry(f, { policy, sleep: noSleep }),
+    false,
+    () => stoic.retry(respond, { policy }),
+  ],
+  cockatiel: [() => cockatiel.execute(noop), (f) => cockatiel.execute(f), true, () => cockatiel.execute(respond)],
+  'p-retry': [() => pRetry(noop, pRetryOptions), (f) => pRetry(f, pRetryOptions), true, () => pRetry(respond, pRetryOptions)],
+  'exponential-backoff': [
+    () => backOff(noop, ebOptions),
+    (f) => backOff(f, ebOptions),
+    true,
+    () => backOff(respond, ebOptions),
+  ],
+};
+// The floor (not a contender): the baseline call plus the two clock readings.
+const clock2 = policy.now;
+const floorCall = () => {
+  clock2();
+  clock2();
+  return noop();
 };
 
 // CPU time of this process (user + system) by default: on a shared machine,
@@ -136,6 +175,8 @@ async function measure() {
   const names = Object.keys(contenders);
   const success = Object.fromEntries(names.map((n) => [n, []]));
   const retried = Object.fromEntries(names.map((n) => [n, []]));
+  const responded = Object.fromEntries(names.map((n) => [n, []]));
+  const floor = [];
   const nRetry = Math.max(1, N >> 2);
   const WARM_UP = 2; // rounds run and not recorded, so the JIT has settled
   for (let round = -WARM_UP; round < ROUNDS; round++) {
@@ -148,13 +189,19 @@ async function measure() {
       const ns = await timeCalls(contenders[name][0], N);
       if (round >= 0) success[name].push(ns);
     }
+    const floorNs = await timeCalls(floorCall, N);
+    if (round >= 0) floor.push(floorNs);
+    for (const name of order) {
+      const ns = await timeCalls(contenders[name][3], N);
+      if (round >= 0) responded[name].push(ns);
+    }
     for (const name of order) {
       const [, once, stub] = contenders[name];
       const ns = await timeRetries(once, stub, nRetry);
       if (round >= 0) retried[name].push(ns);
     }
   }
-  return { success, retried, nRetry };
+  return { success, retried, responded, floor, nRetry };
 }
 
 /** Per-round figures: overhead over the baseline, and peer / stoic. */
@@ -170,13 +217,15 @@ function summariseWith(perRound, peers) {
 
 const summarise = (perRound) => summariseWith(perRound, PEERS);
 
-const { success, retried, nRetry } = await measure();
+const { success, retried, responded, floor, nRetry } = await measure();
 const libs = ['stoic', ...PEERS];
 const successOver = {};
 const retriedOver = {};
 const decision = {};
+const respondedOver = {};
 for (const lib of libs) {
   successOver[lib] = success[lib].map((v, r) => v - success.baseline[r]);
+  respondedOver[lib] = responded[lib].map((v, r) => v - responded.baseline[r]);
   retriedOver[lib] = retried[lib].map((v, r) => v - retried.baseline[r]);
   decision[lib] = retriedOver[lib].map((v, r) => v - successOver[lib][r]);
 }
@@ -184,6 +233,15 @@ const cases = {
   'success first time (overhead per call)': summarise(successOver),
   'fails once, then succeeds (overhead per call)': summarise(retriedOver),
   'one retry decision (the above minus success)': summarise(decision),
+  'success, the function returns a Response (overhead per call)': summarise(respondedOver),
+};
+// Two clock readings over the baseline, and that against cockatiel's whole
+// success overhead (same round): above 1.5, no engine, however fast, could
+// bring stoic's success overhead within 1.5x of cockatiel's.
+const floorOver = floor.map((v, r) => v - success.baseline[r]);
+const floorCase = {
+  clock_reads_ns: median(floorOver),
+  ratio_to_cockatiel: median(floorOver.map((v, r) => v / successOver.cockatiel[r])),
 };
 
 // ---------------------------------------------------------------- fetch
@@ -294,6 +352,7 @@ const result = {
   versions,
   baseline_median_ns: { success: median(success.baseline), one_retry: median(retried.baseline) },
   cases,
+  floor: floorCase,
   fetch: fetchCase,
   size,
   size_note:
@@ -311,6 +370,10 @@ for (const [name, c] of Object.entries(cases)) {
     console.log(`${lib.padEnd(20)} ${c.median_ns[lib].toFixed(0).padStart(8)} ns${r}`);
   }
 }
+console.log(
+  `\n## floor: two clock readings ${floorCase.clock_reads_ns.toFixed(0)} ns, ` +
+    `${floorCase.ratio_to_cockatiel.toFixed(2)}x cockatiel's success overhead`,
+);
 console.log(
   `\n## fetch wrapper, GET that succeeds (${FETCH_ROUNDS} rounds of ${FETCH_N}): overhead over a bare fetch ` +
     `(${(fetchCase.bare_fetch_median_ns / 1000).toFixed(0)} us per request), and peer / stoic`,
