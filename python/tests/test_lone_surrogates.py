@@ -69,6 +69,22 @@ def _call() -> Any:
     return _policy().begin(0.0, "op")
 
 
+def _record(**given: Any) -> LogRecord:
+    """A log record, with ``given`` in place of the plain defaults."""
+    fields: dict[str, Any] = {
+        "wall": 0.0,
+        "operation": "op",
+        "attempt": 1,
+        "max_attempts": 3,
+        "delay": 0.0,
+        "error": None,
+        "strategy": "exponential",
+        "outcome": "success",
+        "total_duration": 0.0,
+    }
+    return LogRecord(**{**fields, **given})
+
+
 LOSSY_CODES: dict[str, Callable[[], Any]] = {
     "RetryBudget.try_retry(cost)": lambda: RetryBudget().try_retry(0.0, BAD),
     "Call.on_network_error(kind)": lambda: _call().on_network_error(0.1, BAD),
@@ -76,17 +92,7 @@ LOSSY_CODES: dict[str, Callable[[], Any]] = {
     "Call.on_raised(cls)": lambda: _call().on_raised(0.1, BAD),
     "key_header_value(form)": lambda: _stoic.key_header_value("k", BAD),
     "Metrics.on_call_finished(outcome)": lambda: Metrics().on_call_finished(0.0, 0, BAD, 0.0),
-    "LogRecord(outcome)": lambda: LogRecord(
-        wall=0.0,
-        operation="op",
-        attempt=1,
-        max_attempts=3,
-        delay=0.0,
-        error=None,
-        strategy="exponential",
-        outcome=BAD,
-        total_duration=0.0,
-    ),
+    "LogRecord(outcome)": lambda: _record(outcome=BAD),
 }
 
 
@@ -104,31 +110,15 @@ def test_each_lone_surrogate_becomes_one_replacement_as_in_javascript() -> None:
     # TextEncoder gives one U+FFFD per lone surrogate; so does the binding,
     # and it keeps a real U+FFFD and characters beyond the BMP as they are.
     text = f"a{BAD}b\ufffd\U0001f600{BAD}\udfff!"
-    record = LogRecord(
-        wall=0.0,
-        operation=text,
-        attempt=1,
-        max_attempts=3,
-        delay=0.0,
-        error=None,
-        strategy="exponential",
-        outcome="success",
-        total_duration=0.0,
-    )
+    record = _record(operation=text)
     assert record.as_dict()["operation"] == "a\ufffdb\ufffd\U0001f600\ufffd\ufffd!"
 
 
 def test_free_text_with_a_lone_surrogate_is_kept_with_a_replacement() -> None:
-    record = LogRecord(
-        wall=0.0,
+    record = _record(
         operation=f"op{BAD}",
-        attempt=1,
-        max_attempts=3,
-        delay=0.0,
         error=(f"code{BAD}", f"message{BAD}"),
         strategy=f"exponential{BAD}",
-        outcome="success",
-        total_duration=0.0,
     )
     assert "op\ufffd" in record.json_line()
     assert "message\ufffd" in record.json_line()
