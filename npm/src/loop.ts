@@ -62,22 +62,17 @@ export interface LoopOptions {
   returnFailedResponses?: boolean;
 }
 
-/** The runtime's own `Response` class, where it has one. */
-const NativeResponse: typeof Response | undefined = typeof Response === 'function' ? Response : undefined;
-
 /**
  * Whether a value is a fetch `Response`: the runtime's own by `instanceof`
  * (its getters are brand-checked, so reading them to duck-type costs more
  * than the check), any other (a polyfill's, another realm's) by its shape.
+ * Not an object: no test at all (a plain value is the common success). The
+ * global is read here, not at import: Node loads its fetch on first use.
  */
 export function isResponse(value: unknown): value is Response {
-  if (NativeResponse !== undefined && value instanceof NativeResponse) return true;
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as Response).status === 'number' &&
-    typeof (value as Response).headers?.get === 'function'
-  );
+  if (typeof value !== 'object' || value === null) return false;
+  if (typeof Response === 'function' && value instanceof Response) return true;
+  return typeof (value as Response).status === 'number' && typeof (value as Response).headers?.get === 'function';
 }
 
 export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
