@@ -129,6 +129,28 @@ async function timeCalls(call, n) {
   return (clock() - start) / n;
 }
 
+/**
+ * Paired rounds of `groups` (each a map of name to call): every round times
+ * each group's calls, `n` each, in an order that rotates and reverses from
+ * round to round; the first `warmUp` rounds are not recorded. Per group, each
+ * name's times by round.
+ */
+async function pairedRounds(groups, rounds, n, warmUp) {
+  const times = groups.map((calls) => Object.fromEntries(Object.keys(calls).map((name) => [name, []])));
+  for (let round = -warmUp; round < rounds; round++) {
+    for (const [g, calls] of groups.entries()) {
+      const names = Object.keys(calls);
+      let order = names.map((_, i) => names[(i + round + warmUp) % names.length]);
+      if (round % 2) order = order.reverse();
+      for (const name of order) {
+        const ns = await timeCalls(calls[name], n);
+        if (round >= 0) times[g][name].push(ns);
+      }
+    }
+  }
+  return times;
+}
+
 async function timeRetries(call, stub, n) {
   const f = flaky();
   if (stub) globalThis.setTimeout = immediateTimeout;
@@ -206,21 +228,7 @@ async function measureResponses() {
       return noop();
     },
   };
-  const names = Object.keys(responders);
-  const responded = Object.fromEntries(names.map((n) => [n, []]));
-  const plainTimes = Object.fromEntries(Object.keys(plain).map((n) => [n, []]));
-  for (let round = -2; round < ROUNDS; round++) {
-    let order = names.map((_, i) => names[(i + round + 2) % names.length]);
-    if (round % 2) order = order.reverse();
-    for (const name of order) {
-      const ns = await timeCalls(responders[name], N);
-      if (round >= 0) responded[name].push(ns);
-    }
-    for (const name of round % 2 ? ['floor', 'cockatiel', 'baseline'] : ['baseline', 'cockatiel', 'floor']) {
-      const ns = await timeCalls(plain[name], N);
-      if (round >= 0) plainTimes[name].push(ns);
-    }
-  }
+  const [responded, plainTimes] = await pairedRounds([responders, plain], ROUNDS, N, 2);
   return { responded, plainTimes };
 }
 
@@ -289,15 +297,7 @@ async function measureFetch() {
       ky: () => kyClient.get(server.url).text(),
     };
     const names = Object.keys(get);
-    const times = Object.fromEntries(names.map((n) => [n, []]));
-    for (let round = -1; round < FETCH_ROUNDS; round++) {
-      let order = names.map((_, i) => names[(i + round + 1) % names.length]);
-      if (round % 2) order = order.reverse();
-      for (const name of order) {
-        const ns = await timeCalls(get[name], FETCH_N);
-        if (round >= 0) times[name].push(ns);
-      }
-    }
+    const [times] = await pairedRounds([get], FETCH_ROUNDS, FETCH_N, 1);
     const over = Object.fromEntries(
       ['stoic', ...FETCH_PEERS].map((lib) => [lib, times[lib].map((v, r) => v - times.baseline[r])]),
     );

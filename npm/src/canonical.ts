@@ -7,15 +7,11 @@
  */
 import { requireLoaded } from './loaded.js';
 import * as core from './wasm/stoic_wasm.js';
-import { InputError } from './errors.js';
+import { inputError } from './errors.js';
 import { wellFormed } from './guard.js';
 
 /** The most nesting a value may have (the core's bound for JSON text). */
 const MAX_DEPTH = 128;
-
-function inputError(code: string, message: string): InputError {
-  return Object.assign(new InputError(message), { code });
-}
 
 /**
  * Checks a value before it becomes JSON, bounded before it recurses: a value

@@ -50,6 +50,16 @@ export class InputError extends Error {
 }
 
 /**
+ * An `InputError` with its `code` (and the parameter at fault as `field`,
+ * where there is one): how the runtime raises one of its own.
+ * @internal
+ */
+export function inputError(code: string, message: string, field?: string, options?: ErrorOptions): InputError {
+  const error = Object.assign(new InputError(message, options), { code });
+  return field === undefined ? error : Object.assign(error, { field });
+}
+
+/**
  * A message `Error` takes without throwing: text as it is; a symbol or any
  * other primitive as its text; an object by its tag (its own `toString`
  * could recurse without end, as a deeply nested array's does).

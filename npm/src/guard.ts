@@ -5,7 +5,7 @@
  * parameter's name, like every other input error of the package.
  * @internal
  */
-import { InputError } from './errors.js';
+import { inputError, type InputError } from './errors.js';
 
 /** A value for a message: text quoted, anything else by its kind (never throws). */
 export function shown(value: unknown): string {
@@ -102,7 +102,7 @@ export function invalidValue(message: string, field: string): TypeError {
 
 /** An `InputError` with code `misuse` (an object used after it ended). */
 export function misuse(message: string): InputError {
-  return Object.assign(new InputError(message), { code: 'misuse' });
+  return inputError('misuse', message);
 }
 
 /** An unpaired UTF-16 surrogate: a high one without its low half, or a low one alone. */
@@ -120,7 +120,7 @@ export function wellFormed(value: unknown, name: string): string {
   const given = text(value, name);
   if (!LONE_SURROGATE.test(given)) return given;
   const message = `${name} holds an unpaired surrogate, which no UTF-8 text can carry; pass well-formed text`;
-  throw Object.assign(new InputError(message), { code: 'lone_surrogate', field: name });
+  throw inputError('lone_surrogate', message, name);
 }
 
 /** `value` if it is well-formed text, null or undefined. */

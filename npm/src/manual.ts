@@ -9,7 +9,7 @@
  * ```
  */
 import initModule, { initSync } from './wasm/stoic_wasm.js';
-import { InputError } from './errors.js';
+import { inputError } from './errors.js';
 import { isLoaded, markLoaded } from './loaded.js';
 
 /** What `init` accepts: a compiled module, its bytes, a `Response`, or where to fetch it. */
@@ -30,8 +30,7 @@ export async function init(source: WasmSource): Promise<void> {
     }
   } catch (cause) {
     // A bad URL, a failed fetch, bytes that are not this module: one coded error.
-    const error = new InputError(`init(source): the WebAssembly module did not load: ${String(cause)}`, { cause });
-    throw Object.assign(error, { code: 'load_failed' });
+    throw inputError('load_failed', `init(source): the WebAssembly module did not load: ${String(cause)}`, undefined, { cause });
   }
   markLoaded();
 }

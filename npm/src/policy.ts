@@ -4,7 +4,7 @@
  * breaker, retry budgets and metrics per scope). Build one per service
  * family and reuse it; `retry()` and `createFetch()` take it as an option.
  */
-import { ConfigError, InputError } from './errors.js';
+import { ConfigError, inputError, type InputError } from './errors.js';
 import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './wasm/stoic_wasm.js';
@@ -244,12 +244,7 @@ export class Policy {
     if (typeof core.setMeasuring === 'function') {
       core.setMeasuring(value);
     } else if (value) {
-      throw Object.assign(
-        new InputError(
-          "policy.measuring is not in the browser build of stoic, which leaves measuring out to stay small: import from 'stoic/full' for the whole engine",
-        ),
-        { code: 'not_in_build' },
-      );
+      throw notInBuild('policy.measuring', 'measuring');
     }
   }
 
@@ -557,11 +552,14 @@ function withSnapshots(core: CorePolicy, method: string): Pick<CorePolicy, 'snap
   if (typeof full.snapshot === 'function' && typeof full.restore === 'function') {
     return full as Pick<CorePolicy, 'snapshot' | 'restore'>;
   }
-  throw Object.assign(
-    new InputError(
-      `Policy.${method} is not in the browser build of stoic, which leaves snapshots out to stay small: ` +
-        "import from 'stoic/full' for the whole engine",
-    ),
-    { code: 'not_in_build' },
+  throw notInBuild(`Policy.${method}`, 'snapshots');
+}
+
+/** What the browser build (the client module) leaves out to stay small: `not_in_build`. */
+function notInBuild(what: string, leftOut: string): InputError {
+  return inputError(
+    'not_in_build',
+    `${what} is not in the browser build of stoic, which leaves ${leftOut} out to stay small: ` +
+      "import from 'stoic/full' for the whole engine",
   );
 }
