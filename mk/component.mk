@@ -9,7 +9,7 @@ COMPONENT_PY := component/tests/python
 
 .PHONY: component component-js test-component lint-component
 
-component: ## Build target/component/stoic.wasm (and its WIT): a component with no imports
+component: tools ## Build target/component/stoic.wasm (and its WIT): a component with no imports
 	@scripts/component-build.sh
 
 component-js: component ## The component transpiled by jco into an ES module (target/component/js)
@@ -24,7 +24,7 @@ test-component: component-js python-venv ## Every vector file through the compon
 	cd $(COMPONENT_PY) && $(PY_ENV) python -m pytest -q -p no:cacheprovider
 	node --test --test-concurrency=1 component/js/test/
 
-lint-component: python-develop ## clippy for wasm32, ruff and mypy --strict over the component's Python suite
+lint-component: tools python-develop ## clippy for wasm32, ruff and mypy --strict over the component's Python suite
 	$(CARGO) clippy --locked -p stoic-component --target $(WASM_TARGET) -- -D warnings
 	$(PY_ENV) ruff check $(COMPONENT_PY) component/examples bench/component
 	$(PY_ENV) ruff format --check $(COMPONENT_PY) component/examples bench/component

@@ -8,7 +8,7 @@ TEST_SUITES += test-js
 LINT_SUITES += lint-js
 
 .PHONY: js-tools
-js-tools: ## JS suite prerequisites: wasm target, wasm-bindgen CLI, npm ci, Chromium
+js-tools: tools ## JS suite prerequisites: wasm-bindgen CLI, npm ci, Chromium
 	@scripts/js-tools.sh
 
 .PHONY: js-build

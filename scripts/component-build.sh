@@ -16,12 +16,6 @@ core="$target_dir/wasm32-unknown-unknown/component-size/stoic_component.wasm"
 out=target/component
 bin=component/js/node_modules/.bin
 
-if command -v rustup >/dev/null 2>&1; then
-  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-    echo "component: adding the wasm32-unknown-unknown target"
-    rustup target add wasm32-unknown-unknown
-  fi
-fi
 
 stamp=component/js/node_modules/.stoic-lock
 if [ ! -f "$stamp" ] || ! cmp -s component/js/package-lock.json "$stamp"; then

@@ -18,4 +18,10 @@ fi
 if command -v rustup >/dev/null 2>&1; then
   need_component rustfmt
   need_component clippy
+  # The lint step (clippy on the wasm crates) runs before any build that
+  # would add it, so the target is installed here, once for every suite.
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    echo "ensure-tools: adding the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
 fi

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the JS suite needs and is missing; skips what is present.
-# - the wasm32-unknown-unknown Rust target
+# (the wasm32-unknown-unknown target comes from ensure-tools.sh, `make tools`)
 # - wasm-bindgen-cli at exactly the version the stoic-wasm crate pins
 # - the npm dev dependencies, from npm/package-lock.json (npm ci)
 # - the bundlers the toolchain suite builds apps with (Vite, webpack, esbuild,
@@ -11,12 +11,6 @@ cd "$(dirname "$0")/.."
 
 WASM_BINDGEN_VERSION=0.2.130
 
-if command -v rustup >/dev/null 2>&1; then
-  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-    echo "js-tools: adding the wasm32-unknown-unknown target"
-    rustup target add wasm32-unknown-unknown
-  fi
-fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null || true)" != "wasm-bindgen ${WASM_BINDGEN_VERSION}" ]; then
   echo "js-tools: installing wasm-bindgen-cli ${WASM_BINDGEN_VERSION}"
