@@ -23,6 +23,17 @@
 //! 8. `RateLimit-Reset`, 9. `X-RateLimit-Reset`: seconds, or a Unix epoch at
 //!    or above [`EPOCH_THRESHOLD_S`]; voided when the matching `*-Remaining`
 //!    header says quota is left (the quota is then not why the call failed).
+//! 10. OpenAI's `x-ratelimit-reset-{requests,tokens}` (Go durations, `6m0s`),
+//! 11. Anthropic's `anthropic-ratelimit-*-reset` (RFC 3339 times): the longest
+//!     reset among the quotas whose `remaining` is 0 (see `hints/quotas.rs`).
+//!
+//! `x-should-retry: false` (sent by the OpenAI and Anthropic APIs) is a
+//! refusal like a negative gRPC pushback, and outranks everything. Its
+//! `true` is not read: it cannot make a request that may have been applied
+//! safe to repeat (only the caller can say that), and the statuses these APIs
+//! mark retryable (408, 429, 5xx, 529) are retried by the default table
+//! anyway. An API that means "try again" by a 409 gets `409: transient` in the
+//! policy's status table.
 //!
 //! `*-ms` headers and delay-seconds accept a non-negative decimal fraction and
 //! round it up to whole milliseconds: we never wait less than asked.
@@ -40,6 +51,11 @@ use serde::{Deserialize, Serialize};
 
 use crate::httpdate::parse_http_date_at;
 use crate::time::WallClock;
+
+mod quotas;
+
+pub use quotas::parse_go_duration_ms;
+use quotas::{Family, QuotaHeader, Quotas};
 
 /// botocore's cap on how far `x-amz-retry-after` may stretch the backoff:
 /// the final delay is at most the computed backoff plus this.
@@ -78,11 +94,21 @@ pub enum HintSource {
     /// `X-RateLimit-Reset` (GitHub, many others): seconds, or a Unix epoch.
     #[serde(rename = "x_ratelimit_reset")]
     XRateLimitReset,
+    /// `x-should-retry: false` (OpenAI, Anthropic): a refusal.
+    #[serde(rename = "x_should_retry")]
+    XShouldRetry,
+    /// OpenAI's `x-ratelimit-reset-{requests,tokens}`: Go durations.
+    #[serde(rename = "openai_ratelimit_reset")]
+    OpenAiRateLimitReset,
+    /// Anthropic's `anthropic-ratelimit-*-reset`: RFC 3339 times.
+    #[serde(rename = "anthropic_ratelimit_reset")]
+    AnthropicRateLimitReset,
 }
 
 impl HintSource {
-    /// Every source, in precedence order.
-    pub const ALL: [HintSource; 8] = [
+    /// Every source: the first eight in precedence order, then the ones
+    /// added later (see the module docs for where each ranks).
+    pub const ALL: [HintSource; 11] = [
         HintSource::RetryAfter,
         HintSource::RetryAfterMs,
         HintSource::XMsRetryAfterMs,
@@ -91,6 +117,9 @@ impl HintSource {
         HintSource::RateLimit,
         HintSource::RateLimitReset,
         HintSource::XRateLimitReset,
+        HintSource::XShouldRetry,
+        HintSource::OpenAiRateLimitReset,
+        HintSource::AnthropicRateLimitReset,
     ];
 
     /// The stable snake_case code (the same in every language and log).
@@ -105,6 +134,9 @@ impl HintSource {
             HintSource::RateLimit => "ratelimit",
             HintSource::RateLimitReset => "ratelimit_reset",
             HintSource::XRateLimitReset => "x_ratelimit_reset",
+            HintSource::XShouldRetry => "x_should_retry",
+            HintSource::OpenAiRateLimitReset => "openai_ratelimit_reset",
+            HintSource::AnthropicRateLimitReset => "anthropic_ratelimit_reset",
         }
     }
 
@@ -114,7 +146,8 @@ impl HintSource {
         HintSource::ALL.into_iter().find(|s| s.code() == code)
     }
 
-    /// The header name, lowercase (HTTP/2 and HTTP/3 spell them so).
+    /// The header name, lowercase (HTTP/2 and HTTP/3 spell them so); for a
+    /// family of per-quota headers, its pattern with `*` for the quota.
     #[must_use]
     pub const fn header_name(self) -> &'static str {
         match self {
@@ -126,6 +159,9 @@ impl HintSource {
             HintSource::RateLimit => "ratelimit",
             HintSource::RateLimitReset => "ratelimit-reset",
             HintSource::XRateLimitReset => "x-ratelimit-reset",
+            HintSource::XShouldRetry => "x-should-retry",
+            HintSource::OpenAiRateLimitReset => "x-ratelimit-reset-*",
+            HintSource::AnthropicRateLimitReset => "anthropic-ratelimit-*-reset",
         }
     }
 }
@@ -241,10 +277,12 @@ enum Header {
     RateLimitRemaining,
     XRateLimitRemaining,
     Date,
+    XShouldRetry,
+    Quota(QuotaHeader),
 }
 
 impl Header {
-    const NAMES: [(&'static str, Header); 11] = [
+    const NAMES: [(&'static str, Header); 12] = [
         ("retry-after", Header::RetryAfter),
         ("retry-after-ms", Header::RetryAfterMs),
         ("x-ms-retry-after-ms", Header::XMsRetryAfterMs),
@@ -256,6 +294,7 @@ impl Header {
         ("ratelimit-remaining", Header::RateLimitRemaining),
         ("x-ratelimit-remaining", Header::XRateLimitRemaining),
         ("date", Header::Date),
+        ("x-should-retry", Header::XShouldRetry),
     ];
 
     fn from_name(name: &str) -> Option<Header> {
@@ -263,6 +302,7 @@ impl Header {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, h)| *h)
+            .or_else(|| QuotaHeader::from_name(name).map(Header::Quota))
     }
 }
 
@@ -322,6 +362,10 @@ struct Seen {
     x_ratelimit_reset: Slot,
     ratelimit_remaining: Option<u64>,
     x_ratelimit_remaining: Option<u64>,
+    /// First valid `x-should-retry`: `Some(false)` is a refusal.
+    should_retry: Option<bool>,
+    openai_quotas: Quotas,
+    anthropic_quotas: Quotas,
 }
 
 impl Seen {
@@ -370,12 +414,26 @@ impl Seen {
                     parse_decimal_ceil(value, 0),
                 );
             }
+            Header::XShouldRetry => {
+                if self.should_retry.is_none() {
+                    self.should_retry = parse_bool(value);
+                }
+            }
+            Header::Quota(quota) => match quota.family {
+                Family::OpenAi => self.openai_quotas.offer(quota, value),
+                Family::Anthropic => self.anthropic_quotas.offer(quota, value),
+            },
         }
     }
 
     fn resolve(&self, wall_now_ms: Option<u64>) -> Option<ServerHint> {
         let reference = self.date_unix_ms.or(wall_now_ms);
         let delay = |delay_ms, source| Some(ServerHint::Delay { delay_ms, source });
+        if self.should_retry == Some(false) {
+            return Some(ServerHint::DoNotRetry {
+                source: HintSource::XShouldRetry,
+            });
+        }
         if let Some(None) = self.grpc_pushback_ms {
             return Some(ServerHint::DoNotRetry {
                 source: HintSource::GrpcRetryPushbackMs,
@@ -415,6 +473,23 @@ impl Seen {
                 return delay(ms, HintSource::XRateLimitReset);
             }
         }
+        if let Some(ms) = self.openai_quotas.delay_ms(false, reference) {
+            return delay(ms, HintSource::OpenAiRateLimitReset);
+        }
+        if let Some(ms) = self.anthropic_quotas.delay_ms(true, reference) {
+            return delay(ms, HintSource::AnthropicRateLimitReset);
+        }
+        None
+    }
+}
+
+/// `true` or `false` in any case; anything else is ignored.
+fn parse_bool(value: &str) -> Option<bool> {
+    if value.eq_ignore_ascii_case("true") {
+        Some(true)
+    } else if value.eq_ignore_ascii_case("false") {
+        Some(false)
+    } else {
         None
     }
 }

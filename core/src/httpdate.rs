@@ -34,6 +34,10 @@
 /// The last second a four-digit year can express: 9999-12-31T23:59:59Z.
 pub const MAX_UNIX_S: u64 = 253_402_300_799;
 
+mod rfc3339;
+
+pub use rfc3339::parse_rfc3339_millis;
+
 const SECONDS_PER_DAY: i64 = 86_400;
 const MIN_YEAR: i64 = 1970;
 const MAX_YEAR: i64 = 9999;

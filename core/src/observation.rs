@@ -115,6 +115,9 @@ fn status_meaning(status: u16) -> (&'static str, &'static str) {
             "Network Authentication Required",
             "the network requires authentication first",
         ),
+        // Not registered, but what Anthropic's API (and some CDNs) send for
+        // "overloaded": a model that sees it should know it is transient.
+        529 => ("Overloaded", "the service is temporarily overloaded"),
         _ => ("", ""),
     }
 }

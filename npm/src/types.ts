@@ -53,7 +53,10 @@ export type HintSource =
   | 'grpc_retry_pushback_ms'
   | 'ratelimit'
   | 'ratelimit_reset'
-  | 'x_ratelimit_reset';
+  | 'x_ratelimit_reset'
+  | 'x_should_retry'
+  | 'openai_ratelimit_reset'
+  | 'anthropic_ratelimit_reset';
 
 /** Where a retry's delay came from: a strategy or a server hint. */
 export type DelaySource = BackoffStrategy | HintSource;

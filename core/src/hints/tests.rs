@@ -60,7 +60,9 @@ fn codes_round_trip_and_match_serde() {
         assert_eq!(HintSource::from_code(source.code()), Some(source));
         let json = serde_json::to_string(&source).unwrap();
         assert_eq!(json, format!("\"{}\"", source.code()));
-        assert_eq!(source.header_name().replace('-', "_"), source.code());
+        if !source.header_name().contains('*') {
+            assert_eq!(source.header_name().replace('-', "_"), source.code());
+        }
     }
     assert_eq!(HintSource::from_code("retry-after"), None);
     let h = ServerHint::Bounded {
