@@ -171,6 +171,9 @@ pub enum InputErrorCode {
     InvalidSnapshot,
     /// A fleet store's reply that is not a view (`crate::fleet`).
     InvalidFleetView,
+    /// Text that must name something is empty (an idempotency key's run id
+    /// or step).
+    Empty,
 }
 
 impl InputErrorCode {
@@ -187,6 +190,7 @@ impl InputErrorCode {
             InputErrorCode::Misuse => "misuse",
             InputErrorCode::InvalidSnapshot => "invalid_snapshot",
             InputErrorCode::InvalidFleetView => "invalid_fleet_view",
+            InputErrorCode::Empty => "empty",
         }
     }
 }

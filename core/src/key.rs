@@ -16,7 +16,7 @@ mod sha256;
 
 use sha256::sha256;
 
-use crate::error::InputError;
+use crate::error::{InputError, InputErrorCode};
 
 pub use canonical::{canonical_json, canonical_json_distinct, canonical_json_exact, MAX_DEPTH};
 pub(crate) use canonical::{parse_document, write_string as write_json_string, Json};
@@ -53,21 +53,96 @@ fn hex_lower(bytes: &[u8]) -> String {
 /// `{run_id}:{step}:{h}` where `h` is the first 16 lowercase hex digits of
 /// SHA-256 over the RFC 8785 canonical form of `args_json`.
 ///
-/// Why canonical JSON: the same arguments must give the same key whatever
-/// member order, whitespace or number spelling (`1.0` vs `1`) the caller's
-/// serializer produced. `run_id` and `step` are used verbatim; they are not
-/// escaped, so a `:` inside them is the caller's to avoid if keys must be
-/// split apart again (`"a:b" + "c"` and `"a" + "b:c"` give the same prefix).
+/// One rule, the same in every language:
+/// - **Canonical arguments.** The same arguments give the same key whatever
+///   member order, whitespace or number spelling (`1.0` vs `1`) the caller's
+///   serializer produced.
+/// - **Arguments as JSON text.** A model hands a tool its arguments as JSON
+///   text (`"{\"sku\":\"A1\"}"`); a host that passes that text on as a
+///   string value must get the key of the object it encodes. So a JSON
+///   string whose text is a JSON object stands for that object. A string
+///   that merely starts with `{` but is not JSON stays a string.
+/// - **One key per (run, step).** `run_id` and `step` are percent-encoded
+///   (every byte outside RFC 3986's unreserved `A-Z a-z 0-9 - . _ ~`, `:`
+///   and `%` included, becomes `%XX`), so `("a:b", "c")` and `("a", "b:c")`
+///   get different keys, the key splits back into its parts at the `:`s,
+///   and it is printable ASCII that any HTTP client sends as it is. Run ids
+///   and tool-call ids as the frameworks make them (`run-7`, UUIDs,
+///   `call_abc123`, `toolu_01...`) are unchanged.
 ///
 /// # Errors
 ///
-/// Whatever [`canonical_json_exact`] rejects in `args_json` (including
-/// integers a double cannot hold: pass those as strings).
+/// [`InputErrorCode::Empty`] for an empty `run_id` or `step` (a key must
+/// name the run and the step it belongs to), and whatever
+/// [`canonical_json_exact`] rejects in `args_json` (including integers a
+/// double cannot hold: pass those as strings).
 pub fn idempotency_key(run_id: &str, step: &str, args_json: &str) -> Result<String, InputError> {
-    let canonical = canonical_json_exact(args_json)?;
+    for (text, what) in [(run_id, "run id"), (step, "step")] {
+        if text.is_empty() {
+            return Err(InputError::new(
+                InputErrorCode::Empty,
+                format!("the {what} is empty: a key names the run and the step it belongs to"),
+            ));
+        }
+    }
+    let canonical = canonical_args(args_json)?;
     let digest = sha256(canonical.as_bytes());
     let hash = hex_lower(digest.get(..KEY_HASH_HEX_LEN / 2).unwrap_or(&digest));
-    Ok(format!("{run_id}:{step}:{hash}"))
+    let mut key = String::with_capacity(
+        run_id
+            .len()
+            .saturating_add(step.len())
+            .saturating_add(KEY_HASH_HEX_LEN + 2),
+    );
+    push_key_segment(&mut key, run_id);
+    key.push(':');
+    push_key_segment(&mut key, step);
+    key.push(':');
+    key.push_str(&hash);
+    Ok(key)
+}
+
+/// The canonical form of a key's arguments: a JSON string holding the text
+/// of a JSON object is read as that object (see [`idempotency_key`]).
+fn canonical_args(args_json: &str) -> Result<String, InputError> {
+    let canonical = canonical_json_exact(args_json)?;
+    if !canonical.starts_with('"') {
+        return Ok(canonical);
+    }
+    let Ok(Json::String(inner)) = parse_document(&canonical) else {
+        return Ok(canonical);
+    };
+    if !inner.trim_start().starts_with('{') {
+        return Ok(canonical);
+    }
+    match canonical_json_exact(&inner) {
+        Ok(object) if object.starts_with('{') => Ok(object),
+        // Not JSON after all: the string is the argument.
+        Err(e) if e.code() == InputErrorCode::InvalidJson => Ok(canonical),
+        // JSON that cannot be keyed (a huge integer, a duplicate member):
+        // the same refusal the object itself would get.
+        Err(e) => Err(e),
+        Ok(_) => Ok(canonical),
+    }
+}
+
+/// Appends `text` with every byte outside RFC 3986's unreserved set
+/// percent-encoded (uppercase hex).
+fn push_key_segment(out: &mut String, text: &str) {
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push('%');
+            for nibble in [byte >> 4, byte & 0x0F] {
+                out.push(
+                    char::from_digit(u32::from(nibble), 16)
+                        .unwrap_or('0')
+                        .to_ascii_uppercase(),
+                );
+            }
+        }
+    }
 }
 
 /// A random UUID (RFC 9562 version 4), formatted `8-4-4-4-12` in lowercase,

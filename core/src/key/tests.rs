@@ -365,3 +365,44 @@ mod properties {
         }
     }
 }
+
+proptest::proptest! {
+    /// Two different (run, step) pairs never share a key, whatever the
+    /// text holds, and every key is printable ASCII a header can carry.
+    #[test]
+    fn run_and_step_are_told_apart(
+        a in "[a-z:%é]{1,6}", b in "[a-z:%é]{1,6}",
+        c in "[a-z:%é]{1,6}", d in "[a-z:%é]{1,6}",
+    ) {
+        let one = idempotency_key(&a, &b, "{}").unwrap();
+        let two = idempotency_key(&c, &d, "{}").unwrap();
+        proptest::prop_assert_eq!(one == two, (a == c && b == d));
+        proptest::prop_assert!(one.bytes().all(|byte| (0x21..=0x7E).contains(&byte)));
+        proptest::prop_assert_eq!(one.matches(':').count(), 2);
+    }
+}
+
+#[test]
+fn arguments_given_as_json_text_key_as_the_object() {
+    let object = idempotency_key("r", "s", "{\"sku\":\"A1\",\"qty\":2}").unwrap();
+    let text = idempotency_key("r", "s", "\" {\\\"qty\\\": 2, \\\"sku\\\": \\\"A1\\\"}\"").unwrap();
+    assert_eq!(object, text);
+    // Not JSON, or not an object: the string is the argument.
+    assert_ne!(idempotency_key("r", "s", "\"{x}\"").unwrap(), object);
+    assert_eq!(
+        idempotency_key("r", "s", "\"[]\"").unwrap(),
+        idempotency_key("r", "s", "\"[]\"").unwrap()
+    );
+    assert_ne!(
+        idempotency_key("r", "s", "\"[]\"").unwrap(),
+        idempotency_key("r", "s", "[]").unwrap()
+    );
+    assert_eq!(
+        idempotency_key("", "s", "{}").unwrap_err().code(),
+        InputErrorCode::Empty
+    );
+    assert_eq!(
+        idempotency_key("r", "", "{}").unwrap_err().code(),
+        InputErrorCode::Empty
+    );
+}
