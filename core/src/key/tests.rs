@@ -376,7 +376,7 @@ proptest::proptest! {
     ) {
         let one = idempotency_key(&a, &b, "{}").unwrap();
         let two = idempotency_key(&c, &d, "{}").unwrap();
-        proptest::prop_assert_eq!(one == two, (a == c && b == d));
+        proptest::prop_assert_eq!(one == two, a == c && b == d);
         proptest::prop_assert!(one.bytes().all(|byte| (0x21..=0x7E).contains(&byte)));
         proptest::prop_assert_eq!(one.matches(':').count(), 2);
     }
