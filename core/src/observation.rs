@@ -348,6 +348,15 @@ pub fn push_reopening(text: &mut String, in_ms: u64) {
     text.push('.');
 }
 
+/// Appends how long the server asked to wait, `in_ms` from now: the call
+/// stopped before that wait (a deadline, the retry budget), and a caller or
+/// an agent can schedule the next try itself.
+pub fn push_server_wait(text: &mut String, in_ms: u64) {
+    text.push_str(" The server asked to wait ");
+    text.push_str(&format_duration(in_ms));
+    text.push_str(" before trying again.");
+}
+
 /// `1234` -> `1.234 s`, `80` -> `80 ms`.
 #[must_use]
 pub fn format_duration(ms: u64) -> String {

@@ -314,7 +314,14 @@ impl Policy {
         let safe_to_repeat = call.idempotent || call.key.is_some();
         let (matched, class, observed) = self.classify(&outcome, safe_to_repeat);
         call.last = Some((matched, class));
-        self.record_attempt(now, call, class, permit, now.saturating_since(started));
+        self.record_attempt(
+            now,
+            call,
+            matched,
+            class,
+            permit,
+            now.saturating_since(started),
+        );
         let excerpt = outcome.detail;
 
         let retryable = match class {
@@ -414,8 +421,18 @@ impl Policy {
             .map(|s| s.budget.try_retry(now, cost))
         {
             Some(Err(_refusal)) => {
+                // A rate limit's wait is the server's schedule: the caller
+                // learns when it may try again.
+                let at = matches!(source, DelaySource::Hint(_)).then_some(retry_at);
                 let reason = StopReason::BudgetExhausted;
-                return Decision::GiveUp(self.finish(now, call, reason, Some(observed), excerpt));
+                return Decision::GiveUp(self.finish_at(
+                    now,
+                    call,
+                    reason,
+                    Some(observed),
+                    excerpt,
+                    at,
+                ));
             }
             Some(Ok(ticket)) => {
                 self.count_for_fleet(call.scope, now, Tally::RETRY);
@@ -530,11 +547,16 @@ impl Policy {
 
     /// Tells the breaker and the budget how the attempt went. Only transient
     /// and ambiguous failures count against the service: a 4xx shows it is
-    /// up and answering.
+    /// up and answering. A 429 counts for neither side of the breaker: the
+    /// service answered, and only this client's share is spent, so a burst
+    /// of rate limits (which say when to come back) must not cut a whole
+    /// API host off for the breaker's cooldown. The retry budget still
+    /// counts it: a rate limit is a reason to send less, not more.
     fn record_attempt(
         &mut self,
         now: Instant,
         call: &mut Call,
+        matched: Matched,
         class: Class,
         permit: Option<crate::breaker::Permit>,
         duration_ms: u64,
@@ -544,8 +566,11 @@ impl Policy {
             return;
         };
         let failed = matches!(class, Class::Transient | Class::Ambiguous);
+        let rate_limited = matches!(matched, Matched::Status { status: 429, .. });
         if let (Some(permit), Some(breaker)) = (permit, scope.breaker.as_mut()) {
-            if failed {
+            if rate_limited {
+                breaker.release(permit);
+            } else if failed {
                 breaker.on_failure(now, permit, duration_ms);
             } else {
                 breaker.on_success(now, permit, duration_ms);

@@ -33,9 +33,15 @@ impl Policy {
     ) -> GiveUp {
         let mut give_up = self.give_up_value(now, call, reason, observed, excerpt);
         give_up.retry_at = retry_at;
-        if let (StopReason::CircuitOpen, Some(at)) = (reason, retry_at) {
-            // Say when trying again can make sense, not only that it cannot now.
-            observation::push_reopening(&mut give_up.observation, at.saturating_since(now));
+        // Say when trying again can make sense, not only that it cannot now.
+        match (reason, retry_at) {
+            (StopReason::CircuitOpen, Some(at)) => {
+                observation::push_reopening(&mut give_up.observation, at.saturating_since(now));
+            }
+            (StopReason::RetryAfterExceedsDeadline | StopReason::BudgetExhausted, Some(at)) => {
+                observation::push_server_wait(&mut give_up.observation, at.saturating_since(now));
+            }
+            _ => {}
         }
         // A retry decided but never sent (refused at admission, cancelled)
         // frees what it held of the budget.
