@@ -10,6 +10,7 @@ use crate::deadline::Deadline;
 use crate::decision::{Done, GiveUp, Matched};
 use crate::error::{InputError, InputErrorCode};
 use crate::rng::SplitMix64;
+use crate::run::RunQuota;
 use crate::time::Instant;
 
 /// What the host says about a call when it starts.
@@ -184,6 +185,8 @@ pub struct Call {
     pub(crate) rng: SplitMix64,
     pub(crate) phase: Phase,
     pub(crate) last: Option<(Matched, Class)>,
+    /// The run whose retry quota this call draws on, if it joined one.
+    pub(crate) run: Option<RunQuota>,
 }
 
 impl Call {
@@ -215,6 +218,20 @@ impl Call {
     #[must_use]
     pub const fn retries(&self) -> u32 {
         self.retries
+    }
+
+    /// Makes this call one of `run`'s: each retry it is granted also takes
+    /// one of the run's, and when the run has none left the call gives up
+    /// with `budget_exhausted` (the event names the `run_cap` budget).
+    /// Join before the first outcome; joining again replaces the run.
+    pub fn join_run(&mut self, run: &RunQuota) {
+        self.run = Some(run.clone());
+    }
+
+    /// The run this call joined.
+    #[must_use]
+    pub const fn run(&self) -> Option<&RunQuota> {
+        self.run.as_ref()
     }
 
     /// The call's deadline.

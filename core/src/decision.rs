@@ -41,6 +41,20 @@ pub enum StopReason {
 }
 
 impl StopReason {
+    /// Every reason, in declaration order.
+    pub const ALL: [StopReason; 10] = [
+        StopReason::AttemptsExhausted,
+        StopReason::DeadlineExceeded,
+        StopReason::RetryAfterExceedsDeadline,
+        StopReason::NotRetryable,
+        StopReason::NotIdempotent,
+        StopReason::ServerRefusedRetry,
+        StopReason::CircuitOpen,
+        StopReason::BudgetExhausted,
+        StopReason::ShuttingDown,
+        StopReason::Cancelled,
+    ];
+
     /// The stable code.
     #[must_use]
     pub const fn code(self) -> &'static str {

@@ -18,6 +18,9 @@ use crate::record::{AlertLevel, AlertRule, LogRecord};
 use crate::record::{DecisionNote, MetricPoint};
 use crate::time::Instant;
 
+/// The text of every [`Event::BudgetExhausted`] (seed 001's log line).
+pub const BUDGET_EXHAUSTED_MESSAGE: &str = "Retry budget exceeded";
+
 /// The most events kept unread.
 pub const EVENT_QUEUE_LIMIT: usize = 4096;
 

@@ -16,6 +16,7 @@
     clippy::print_stderr
 )]
 
+pub mod agent;
 pub mod backoff;
 pub mod breaker;
 pub mod budget;
@@ -37,6 +38,7 @@ pub mod policy;
 pub mod record;
 pub mod ring;
 pub mod rng;
+pub mod run;
 pub mod schema;
 pub mod scope;
 pub mod serials;
@@ -58,6 +60,7 @@ pub use hints::parse_retry_after;
 pub use key::{canonical_json, idempotency_key, random_key};
 pub use outcome::{Outcome, OutcomeKind};
 pub use policy::Policy;
+pub use run::RunQuota;
 pub use sorted::{SortedMap, SortedSet};
 pub use state::{PolicyState, RestoreReport};
 pub use time::{Instant, MonotonicClamp, WallClock};

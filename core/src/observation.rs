@@ -357,6 +357,19 @@ pub fn push_server_wait(text: &mut String, in_ms: u64) {
     text.push_str(" before trying again.");
 }
 
+/// Appends that the call's run has used every retry it may make: later
+/// calls of the run fail fast on a transient failure too.
+pub fn push_run_spent(text: &mut String, max_retries: u32) {
+    text.push_str(" This run has used all ");
+    text.push_str(&max_retries.to_string());
+    text.push_str(if max_retries == 1 {
+        " retry"
+    } else {
+        " retries"
+    });
+    text.push_str(" it may make, so its later calls are not retried either.");
+}
+
 /// `1234` -> `1.234 s`, `80` -> `80 ms`.
 #[must_use]
 pub fn format_duration(ms: u64) -> String {

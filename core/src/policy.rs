@@ -179,6 +179,7 @@ impl Policy {
             rng: self.rng.split(),
             phase: Phase::Ready,
             last: None,
+            run: None,
         }
     }
 
@@ -415,6 +416,11 @@ impl Policy {
             Matched::Status { status: 429, .. } => RetryCost::Throttling,
             _ => RetryCost::Normal,
         };
+        // The run's quota is asked before the scope's budget, so a spent
+        // run costs the service's budget nothing.
+        if call.run.as_ref().is_some_and(|run| run.remaining() == 0) {
+            return Decision::GiveUp(self.run_spent(now, call, observed, excerpt));
+        }
         let ticket = match self
             .scopes
             .get_mut(call.scope)
@@ -440,6 +446,14 @@ impl Policy {
             }
             None => None,
         };
+        // Another call of the run (in another policy or thread) may have
+        // taken the last retry since the check above.
+        if call.run.as_ref().is_some_and(|run| !run.try_withdraw()) {
+            if let (Some(ticket), Some(scope)) = (ticket, self.scopes.get_mut(call.scope)) {
+                scope.budget.release(ticket);
+            }
+            return Decision::GiveUp(self.run_spent(now, call, observed, excerpt));
+        }
 
         call.ticket = ticket;
         call.retries = retry_number;

@@ -105,7 +105,7 @@ impl ScopeState {
                     scope: name.to_owned(),
                     budget,
                     at,
-                    message: "Retry budget exceeded",
+                    message: crate::event::BUDGET_EXHAUSTED_MESSAGE,
                 }),
             }
         }

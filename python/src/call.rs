@@ -13,6 +13,7 @@ use crate::errors::{input_error, usage_error};
 use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::policy::Policy;
+use crate::run::RunQuota;
 use crate::seconds::Secs;
 use crate::text::LossyText;
 
@@ -241,6 +242,13 @@ impl Call {
                 Ok(value)
             }
         }
+    }
+
+    /// Makes this call one of `run`'s: each retry it is granted also takes
+    /// one of the run's, and a run with none left ends it with
+    /// `budget_exhausted`. Join before the first outcome.
+    fn join_run(&mut self, run: &Bound<'_, RunQuota>) {
+        self.call.join_run(&run.get().quota);
     }
 
     /// Whether the admission just given lets an attempt go out.

@@ -25,6 +25,7 @@ mod overrides;
 mod parts;
 mod policy;
 mod records;
+mod run;
 
 mod ints;
 mod seconds;
@@ -45,6 +46,12 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<records::Metrics>()?;
     m.add_class::<records::LogRecord>()?;
     m.add_class::<server::ServerIdempotency>()?;
+    m.add_class::<run::RunQuota>()?;
+    m.add_function(wrap_pyfunction!(run::tool_reason, m)?)?;
+    m.add(
+        "DEFAULT_RUN_MAX_RETRIES",
+        stoic_core::run::DEFAULT_RUN_MAX_RETRIES,
+    )?;
     m.add_function(wrap_pyfunction!(server::request_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(records::merge_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(records::metric_catalogue, m)?)?;

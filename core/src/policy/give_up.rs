@@ -2,10 +2,13 @@
 //! observation, the metrics and log line it leaves, and what it releases.
 
 use super::Policy;
+use crate::budget::BudgetKind;
 use crate::call::{Call, Final, Phase};
 use crate::decision::{GiveUp, StopReason};
+use crate::event::{Event, BUDGET_EXHAUSTED_MESSAGE};
 use crate::observation::{self, Observed};
 use crate::record::{CallOutcome, LogOutcome};
+use crate::run::RunQuota;
 use crate::time::Instant;
 
 impl Policy {
@@ -18,6 +21,38 @@ impl Policy {
         excerpt: Option<&str>,
     ) -> GiveUp {
         self.finish_at(now, call, reason, observed, excerpt, None)
+    }
+
+    /// Ends `call` because its run has no retry left: `budget_exhausted`,
+    /// a `budget_exhausted` event naming the `run_cap` budget, and an
+    /// observation that says so.
+    pub(super) fn run_spent(
+        &mut self,
+        now: Instant,
+        call: &mut Call,
+        observed: Observed<'_>,
+        excerpt: Option<&str>,
+    ) -> GiveUp {
+        let scope = self.names.get(call.scope).map_or("", |n| n).to_owned();
+        self.events.push(Event::BudgetExhausted {
+            scope,
+            budget: BudgetKind::RunCap,
+            at: now,
+            message: BUDGET_EXHAUSTED_MESSAGE,
+        });
+        let max = call.run.as_ref().map_or(0, RunQuota::max_retries);
+        let mut give_up = self.finish(
+            now,
+            call,
+            StopReason::BudgetExhausted,
+            Some(observed),
+            excerpt,
+        );
+        observation::push_run_spent(&mut give_up.observation, max);
+        if let Phase::Finished(Final::GiveUp(stored)) = &mut call.phase {
+            stored.observation.clone_from(&give_up.observation);
+        }
+        give_up
     }
 
     /// Ends `call` with `reason`: writes its observation, records metrics and

@@ -5,6 +5,7 @@ from typing import Any, Literal, final
 
 __all__ = [
     "CORE_VERSION",
+    "DEFAULT_RUN_MAX_RETRIES",
     "FLEET_REDIS_SCRIPT",
     "Backoff",
     "Breaker",
@@ -16,6 +17,7 @@ __all__ = [
     "Policy",
     "RetryBudget",
     "RetryTicket",
+    "RunQuota",
     "ServerIdempotency",
     "canonical_json",
     "canonical_json_text",
@@ -36,12 +38,14 @@ __all__ = [
     "random_key",
     "request_fingerprint",
     "server_hint",
+    "tool_reason",
     "validates_status",
     "wants_excerpt",
 ]
 
 CORE_VERSION: str
 FLEET_REDIS_SCRIPT: str
+DEFAULT_RUN_MAX_RETRIES: int
 
 _Headers = Mapping[str, str] | Iterable[tuple[str, str]] | None
 
@@ -150,6 +154,7 @@ class Call:
         self, now: float, cls: str = "deterministic", detail: str | None = None
     ) -> float | None: ...
     def cancel(self, now: float) -> None: ...
+    def join_run(self, run: RunQuota) -> None: ...
     @property
     def decision(self) -> dict[str, Any] | None: ...
     @property
@@ -290,6 +295,18 @@ class ServerIdempotency:
     def completed(stored: Mapping[str, Any], now: float, status: int) -> dict[str, Any]: ...
 
 def request_fingerprint(body: str) -> str: ...
+
+@final
+class RunQuota:
+    def __new__(cls, max_retries: int = 20) -> RunQuota: ...
+    @property
+    def max_retries(self) -> int: ...
+    @property
+    def used(self) -> int: ...
+    @property
+    def remaining(self) -> int: ...
+
+def tool_reason(stop_reason: str) -> str | None: ...
 def merge_metrics(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]: ...
 def metric_catalogue(
     metrics: Mapping[str, Mapping[str, Any]] | None = None,
