@@ -10,22 +10,38 @@ the server answers 200 ``ok``:
 - ``/hang/<t>?n=1&secs=1``: answers only after ``secs`` seconds;
 - ``/error-body/<t>?n=1``: 200 with ``{"error": "busy"}``;
 - ``/cut/<t>?n=1&code=200``: ``code`` with a 1000-byte ``Content-Length``,
-  then 10 bytes and a closed connection (a body cut off mid-read).
+  then 10 bytes and a closed connection (a body cut off mid-read);
+- ``/model/<t>/v1/chat/completions`` and ``/model/<t>/v1/messages``: a
+  model API (OpenAI's and Anthropic's shapes) answering as
+  ``script(token, replies)`` says (it returns ``{url}/model/<t>``), one
+  reply per request: ``(status, headers)`` with the API's error body, or
+  ``DROP`` (the connection reset once the request was read); a success in
+  the API's shape once the replies run out.
 
 Every request's method and ``Idempotency-Key`` header are kept in
-``seen[token]``, and its body in ``bodies[token]``.
+``seen[token]``, its body in ``bodies[token]`` and all its headers
+(lower-cased names) in ``headers[token]``.
 """
 
 from __future__ import annotations
 
+import json
 import socket
 import struct
 import threading
 import time
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
+
+#: A scripted model API reply: the connection reset once the request was read.
+DROP = "drop"
+Reply = tuple[int, dict[str, str]] | str
+
+#: The error ``type`` each API gives a status (Anthropic's; OpenAI's is close).
+_ERROR_TYPES = {404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}
 
 
 class Server(ThreadingHTTPServer):
@@ -37,6 +53,13 @@ class Server(ThreadingHTTPServer):
         self.counts: dict[str, int] = defaultdict(int)
         self.seen: dict[str, list[tuple[str, str | None]]] = defaultdict(list)
         self.bodies: dict[str, list[bytes]] = defaultdict(list)
+        self.headers: dict[str, list[dict[str, str]]] = defaultdict(list)
+        self.scripts: dict[str, Iterator[Reply]] = {}
+
+    def script(self, token: str, replies: Iterable[Reply]) -> str:
+        """Scripts ``/model/<token>``'s replies; the API's root URL."""
+        self.scripts[token] = iter(replies)
+        return f"{self.url}/model/{token}"
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         pass  # a client that timed out and hung up is what some tests do
@@ -73,11 +96,17 @@ class Handler(BaseHTTPRequestHandler):
         with server.lock:
             server.seen[token].append((self.command, self.headers.get("Idempotency-Key")))
             server.bodies[token].append(body)
+            server.headers[token].append({k.lower(): v for k, v in self.headers.items()})
             count = server.counts[token]
             server.counts[token] = count + 1
         n = int(query.get("n", "1"))
         misbehave = n < 0 or count < n
-        if not misbehave:
+        if behaviour == "model":
+            with server.lock:
+                script = server.scripts.get(token)
+                reply = next(script, None) if script is not None else None
+            self._model(parts.path, reply)
+        elif not misbehave:
             self._send(200, b'{"ok": true}' if behaviour == "error-body" else b"ok")
         elif behaviour == "status":
             code = int(query.get("code", "503"))
@@ -85,11 +114,7 @@ class Handler(BaseHTTPRequestHandler):
         elif behaviour == "retry-after":
             self._send(429, b"slow down", {"Retry-After": query.get("after", "1")})
         elif behaviour == "reset":
-            # RST instead of FIN: the client sees the connection torn down.
-            linger = struct.pack("ii", 1, 0)
-            self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
-            self.close_connection = True
-            self.connection.close()
+            self._reset()
         elif behaviour == "hang":
             time.sleep(float(query.get("secs", "1")))
             self._send(200)
@@ -105,6 +130,55 @@ class Handler(BaseHTTPRequestHandler):
             self.connection.shutdown(socket.SHUT_RDWR)
         else:
             self._send(404, b"no such behaviour")
+
+    def _reset(self) -> None:
+        # RST instead of FIN: the client sees the connection torn down.
+        linger = struct.pack("ii", 1, 0)
+        self.connection.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, linger)
+        self.close_connection = True
+        self.connection.close()
+
+    def _model(self, path: str, reply: Reply | None) -> None:
+        """A model API's answer: Anthropic's on ``.../messages``, OpenAI's
+        on ``.../chat/completions``."""
+        anthropic = path.endswith("/messages")
+        if isinstance(reply, str):  # DROP
+            self._reset()
+            return
+        if reply is None:
+            if anthropic:
+                answer: dict[str, object] = {
+                    "id": "msg_1",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-test",
+                    "content": [{"type": "text", "text": "ok"}],
+                    "stop_reason": "end_turn",
+                    "stop_sequence": None,
+                    "usage": {"input_tokens": 1, "output_tokens": 1},
+                }
+            else:
+                answer = {
+                    "id": "chatcmpl-1",
+                    "object": "chat.completion",
+                    "created": 0,
+                    "model": "gpt-test",
+                    "choices": [
+                        {
+                            "index": 0,
+                            "message": {"role": "assistant", "content": "ok"},
+                            "finish_reason": "stop",
+                        }
+                    ],
+                }
+            self._send(200, json.dumps(answer).encode(), {"Content-Type": "application/json"})
+            return
+        status, headers = reply
+        kind = _ERROR_TYPES.get(status, "api_error")
+        error = {"type": kind, "message": f"scripted {status}"}
+        body = {"type": "error", "error": error} if anthropic else {"error": error}
+        headers = {"Content-Type": "application/json", **headers}
+        self._send(status, json.dumps(body).encode(), headers)
 
     do_GET = _handle
     do_POST = _handle

@@ -60,11 +60,18 @@ def test_canonical_json_ignores_key_order(value: dict[str, int]) -> None:
     assert stoic.canonical_json(value) == stoic.canonical_json(reordered)
 
 
-@given(st.text(max_size=20), st.text(max_size=20), JSON)
+@given(st.text(min_size=1, max_size=20), st.text(min_size=1, max_size=20), JSON)
 def test_idempotency_keys_are_stable(run_id: str, step: str, args: object) -> None:
     key = stoic.idempotency_key(run_id, step, args)
     assert key == stoic.idempotency_key(run_id, step, json.loads(json.dumps(args)))
     assert key == parts.idempotency_key_text(run_id, step, stoic.canonical_json(args))
+    # Printable ASCII in three parts, whatever the run id and step hold.
+    assert key.isascii()
+    assert key.isprintable()
+    assert key.count(":") == 2
+    if isinstance(args, dict):
+        # A model's arguments arrive as JSON text: the same key.
+        assert key == stoic.idempotency_key(run_id, step, json.dumps(args))
 
 
 def test_idempotency_keys_are_stable_across_processes() -> None:

@@ -7,7 +7,8 @@ package is its Python host: it reads the clock, sleeps and calls.
 
 - ``@stoic.retry(...)``: a decorator for sync and ``async def`` functions;
 - ``for attempt in stoic.retrying(...): with attempt: ...``: a retry loop;
-- ``stoic.httpx.RetryTransport`` / ``AsyncRetryTransport``: httpx transports;
+- ``stoic.httpx.RetryTransport`` / ``AsyncRetryTransport``: httpx transports
+  (``stoic.httpx2``: the same for httpx2, under the OpenAI and Anthropic SDKs);
 - ``stoic.requests.RetryAdapter`` and ``stoic.aiohttp.RetryMiddleware``: the
   same for requests and aiohttp;
 - ``stoic.prometheus.StoicCollector`` and ``stoic.redis.FleetSync``: Prometheus

@@ -92,26 +92,48 @@ def _builtin(exc: BaseException) -> Outcome | None:
     return None
 
 
+#: The httpx family: httpx and httpx2 (the OpenAI and Anthropic SDKs'), and
+#: the httpcore and httpcore2 errors a transport built on them may raise.
+#: The same names mean the same failures in each.
+_HTTPX_FAMILY = ("httpx", "httpx2", "httpcore", "httpcore2")
+
+
 def _httpx(exc: BaseException) -> Outcome | None:
-    httpx = sys.modules.get("httpx")
-    if httpx is None or not isinstance(exc, httpx.HTTPError):
+    for name in _HTTPX_FAMILY:
+        module = sys.modules.get(name)
+        found = _httpx_like(exc, module) if module is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+def _httpx_like(exc: BaseException, lib: Any) -> Outcome | None:
+    """``exc`` read by one library of the httpx family (httpcore's errors
+    have no common base, no status error and no ``TransportError``)."""
+    base = getattr(lib, "HTTPError", None) or (
+        lib.TimeoutException,
+        lib.NetworkError,
+        lib.ProtocolError,
+    )
+    if not isinstance(exc, base):
         return None
-    if isinstance(exc, httpx.HTTPStatusError):
+    status_error = getattr(lib, "HTTPStatusError", None)
+    if status_error is not None and isinstance(exc, status_error):
         response = exc.response
         return ("status", response.status_code, response.headers.multi_items())
-    if isinstance(exc, (httpx.ConnectTimeout, httpx.PoolTimeout)):
+    if isinstance(exc, (lib.ConnectTimeout, lib.PoolTimeout)):
         return ("network", "connect_timeout", None)
-    if isinstance(exc, httpx.ReadTimeout):
+    if isinstance(exc, lib.ReadTimeout):
         return ("network", "read_timeout", None)
-    if isinstance(exc, httpx.ConnectError):
+    if isinstance(exc, lib.ConnectError):
         if any(isinstance(e, socket.gaierror) for e in _chain(exc)):
             return ("network", "dns_failure", None)
         return ("network", "connect_refused", None)
-    if isinstance(exc, httpx.WriteError):
+    if isinstance(exc, lib.WriteError):
         return ("network", "reset_before_send", None)
-    if isinstance(exc, (httpx.ReadError, httpx.RemoteProtocolError)):
+    if isinstance(exc, (lib.ReadError, lib.RemoteProtocolError)):
         return ("network", "reset_after_send", None)
-    if isinstance(exc, httpx.TransportError):
+    if isinstance(exc, getattr(lib, "TransportError", base)):
         return ("network", "unknown", None)
     return None
 

@@ -114,7 +114,7 @@ def retry(
     this function's own ``max_attempts`` and ``backoff`` if it needs them
     (other keywords belong to the policy and are a ``TypeError``).
     Network exceptions (``ConnectionError``, ``TimeoutError``, ``OSError``
-    errnos, httpx and requests errors) are classified by kind and status;
+    errnos, httpx, httpx2 and requests errors) are classified by kind and status;
     ``on=`` marks more exceptions transient; ``classify=`` maps an
     exception to a ``Rejected``, a class code, or None (use the defaults).
     ``validate=`` checks each result (None/True accepts, False or a

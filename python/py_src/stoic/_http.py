@@ -1,6 +1,6 @@
-"""What every HTTP client integration shares (httpx, requests): the plan of
-a request (operation, scope, whether it is safe to repeat, its key), judging
-a response, and which bodies are read inside the attempt.
+"""What every HTTP client integration shares (httpx and httpx2, requests):
+the plan of a request (operation, scope, whether it is safe to repeat, its
+key), judging a response, and which bodies are read inside the attempt.
 
 The decisions are the core's (``http_plan``, ``wants_excerpt``,
 ``validates_status``, the policy's ``on_status``); this base only reads
