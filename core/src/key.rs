@@ -106,10 +106,7 @@ pub fn idempotency_key(run_id: &str, step: &str, args_json: &str) -> Result<Stri
 /// of a JSON object is read as that object (see [`idempotency_key`]).
 fn canonical_args(args_json: &str) -> Result<String, InputError> {
     let canonical = canonical_json_exact(args_json)?;
-    if !canonical.starts_with('"') {
-        return Ok(canonical);
-    }
-    let Ok(Json::String(inner)) = parse_document(&canonical) else {
+    let Some(inner) = canonical_string_text(&canonical) else {
         return Ok(canonical);
     };
     if !inner.trim_start().starts_with('{') {
@@ -124,6 +121,33 @@ fn canonical_args(args_json: &str) -> Result<String, InputError> {
         Err(e) => Err(e),
         Ok(_) => Ok(canonical),
     }
+}
+
+/// The text of a canonical JSON string (as [`write_json_string`] writes
+/// it: only `"`, `\\` and controls escaped), or `None` for any other value.
+fn canonical_string_text(canonical: &str) -> Option<String> {
+    let body = canonical.strip_prefix('"')?.strip_suffix('"')?;
+    let mut out = String::with_capacity(body.len());
+    let mut chars = body.chars();
+    while let Some(c) = chars.next() {
+        if c != '\\' {
+            out.push(c);
+            continue;
+        }
+        out.push(match chars.next()? {
+            'b' => '\u{8}',
+            't' => '\t',
+            'n' => '\n',
+            'f' => '\u{c}',
+            'r' => '\r',
+            'u' => {
+                let hex: String = chars.by_ref().take(4).collect();
+                char::from_u32(u32::from_str_radix(&hex, 16).ok()?)?
+            }
+            other => other,
+        });
+    }
+    Some(out)
 }
 
 /// Appends `text` with every byte outside RFC 3986's unreserved set

@@ -143,62 +143,64 @@ fn parse_count(value: &str) -> Option<u64> {
 /// reset in the past is no reason to wait, and no server sends one).
 #[must_use]
 pub fn parse_go_duration_ms(value: &str) -> Option<u64> {
-    let s = value.trim_ascii();
-    if s == "0" {
+    let mut rest = value.trim_ascii().as_bytes();
+    if rest == b"0" {
         return Some(0);
     }
-    // Nanoseconds, so `1.5us` and `100ns` sum exactly before rounding.
-    let mut total_ns: u128 = 0;
-    let mut rest = s.as_bytes();
     if rest.is_empty() {
         return None;
     }
+    // Nanoseconds (u64 holds 584 years), so `1.5us` and `100ns` sum
+    // exactly before rounding.
+    let mut total_ns: u64 = 0;
     while !rest.is_empty() {
-        let whole_len = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-        let (whole, after) = rest.split_at(whole_len);
-        let (fraction, after) = match after.split_first() {
-            Some((b'.', tail)) => {
-                let n = tail.iter().take_while(|b| b.is_ascii_digit()).count();
-                let (fraction, after) = tail.split_at(n);
-                if n == 0 {
-                    return None;
-                }
-                (fraction, after)
-            }
-            _ => (&[][..], after),
-        };
-        if whole.is_empty() && fraction.is_empty() {
-            return None;
-        }
-        let unit_len = after
-            .iter()
-            .take_while(|b| !b.is_ascii_digit() && **b != b'.')
-            .count();
-        let (unit, after) = after.split_at(unit_len);
-        let unit_ns: u128 = match core::str::from_utf8(unit).ok()? {
-            "h" => 3_600_000_000_000,
-            "m" => 60_000_000_000,
-            "s" => 1_000_000_000,
-            "ms" => 1_000_000,
+        let (number, after) = split_while(rest, |b| b.is_ascii_digit() || b == b'.');
+        let (unit, after) = split_while(after, |b| !b.is_ascii_digit() && b != b'.');
+        let unit_ns: u64 = match unit {
+            b"h" => 3_600_000_000_000,
+            b"m" => 60_000_000_000,
+            b"s" => 1_000_000_000,
+            b"ms" => 1_000_000,
             // Go accepts the micro sign and the Greek mu alike.
-            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
-            "ns" => 1,
+            b"us" | [0xC2, 0xB5, b's'] | [0xCE, 0xBC, b's'] => 1_000,
+            b"ns" => 1,
             _ => return None,
         };
-        let whole = whole.iter().fold(0u128, |n, d| {
-            n.saturating_mul(10).saturating_add(u128::from(d - b'0'))
-        });
-        let mut part = whole.saturating_mul(unit_ns);
-        let mut scale = unit_ns;
-        for d in fraction {
-            scale /= 10;
-            part = part.saturating_add(u128::from(d - b'0').saturating_mul(scale));
-        }
-        total_ns = total_ns.saturating_add(part);
+        total_ns = total_ns.saturating_add(scaled(number, unit_ns)?);
         rest = after;
     }
-    let ms = total_ns.div_ceil(1_000_000);
-    Some(u64::try_from(ms).unwrap_or(u64::MAX))
+    Some(total_ns.div_ceil(1_000_000))
+}
+
+/// `digits["." digits]` times `unit_ns`, saturating; `None` if malformed.
+fn scaled(number: &[u8], unit_ns: u64) -> Option<u64> {
+    let (whole, fraction) = match number.iter().position(|b| *b == b'.') {
+        Some(dot) => (number.get(..dot)?, number.get(dot + 1..)?),
+        None => (number, &[][..]),
+    };
+    let has_dot = whole.len() < number.len();
+    if (whole.is_empty() && fraction.is_empty())
+        || (has_dot && fraction.is_empty())
+        || fraction.contains(&b'.')
+    {
+        return None;
+    }
+    let mut ns = whole.iter().fold(0u64, |n, d| {
+        n.saturating_mul(10).saturating_add(u64::from(d - b'0'))
+    });
+    ns = ns.saturating_mul(unit_ns);
+    let mut scale = unit_ns;
+    for d in fraction {
+        scale /= 10;
+        ns = ns.saturating_add(u64::from(d - b'0').saturating_mul(scale));
+    }
+    Some(ns)
+}
+
+/// The longest prefix of `bytes` whose bytes pass `keep`, and the rest.
+fn split_while(bytes: &[u8], keep: impl Fn(u8) -> bool) -> (&[u8], &[u8]) {
+    let n = bytes.iter().take_while(|b| keep(**b)).count();
+    bytes.split_at_checked(n).unwrap_or((bytes, &[]))
 }
 
 #[cfg(test)]

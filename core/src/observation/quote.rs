@@ -87,10 +87,14 @@ fn redact(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(start) = rest.find(is_token_char) {
-        let (before, from) = rest.split_at(start);
+        let Some((before, from)) = rest.split_at_checked(start) else {
+            break;
+        };
         out.push_str(before);
         let len = from.find(|c: char| !is_token_char(c)).unwrap_or(from.len());
-        let (run, after) = from.split_at(len);
+        let Some((run, after)) = from.split_at_checked(len) else {
+            break;
+        };
         if looks_secret(run) {
             out.push_str(REDACTED);
         } else {
