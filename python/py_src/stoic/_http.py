@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from . import _run_context
 from ._classify import classify_result
 from ._clock import Clock
 from ._runtime import Hook, Settings, report, tell, wrong_type
@@ -124,16 +125,20 @@ class HttpCalls:
         if isinstance(existing, bytes):  # requests keeps header values as given
             existing = existing.decode("latin-1")
         key = parse_key_header(existing) if existing is not None else None
+        # Inside a run's tool call, its key is the automatic key (sent, not
+        # by itself trusted) and its retries are the run's.
+        tool_call = _run_context.current.get()
         operation, scope, safe, auto_key, trust_key = http_plan(
             method,
             host,
             path,
             caller_key=key,
-            server_deduplicates=self._server_deduplicates,
+            server_deduplicates=self._server_deduplicates
+            or (tool_call is not None and tool_call.server_deduplicates),
             auto_keys=self._keys,
         )
         if auto_key:
-            key = random_key()
+            key = tool_call.key if tool_call is not None else random_key()
             headers[self._key_header] = key_header_value(key, self._key_form)
         call = self._settings.policy.start(
             clock.monotonic(),
@@ -143,6 +148,8 @@ class HttpCalls:
             key=key if trust_key else None,
             overrides=self._settings.call_overrides(),
         )
+        if tool_call is not None:
+            call.join_run(tool_call.quota)
         call.admit(clock.monotonic())
         return call
 

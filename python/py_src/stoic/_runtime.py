@@ -65,7 +65,7 @@ class Settings:
         operation: str,
         scope: str | Callable[..., str],
         idempotent: bool | None,
-        key: str | Callable[..., str] | None,
+        key: str | Callable[..., str | None] | None,
         on: Any,
         classify: Classifier | None,
         validate: Callable[[Any], object] | None,

@@ -1,0 +1,393 @@
+"""Agent runs: stoic owns an agent's retries.
+
+::
+
+    run = stoic.agents.Run("run-7")                      # one per agent run
+    result = run.call(tool_call.id, create_order, args=tool_call.args)
+    if result.ok:
+        reply(result.value)
+    else:
+        reply(result.observation)                        # what the model reads
+
+A **run** has an id, a policy (its own, or a shared ``policy=`` whose
+breakers and budgets every run uses) and a retry quota for the whole run
+(``max_retries``, 20 by default: retries of every tool call and of every
+request made inside one count). A **tool call** is ``run.call(step, fn,
+args=...)``: its idempotency key ``{run_id}:{step}:{hash of args}`` is made
+once, before the first attempt; transient failures are retried inside, and
+the model never hears of them; everything else ends the call with a
+``ToolResult`` that says why (``reason``) and what the model can do next
+(``observation``). A tool call always gets an answer: only exceptions you
+name as bugs (``bugs=``) and cancellation propagate.
+
+Inside the call, ``current_key()`` is the key, and stoic's HTTP layers
+(``stoic.httpx``, ``stoic.httpx2``, ``stoic.requests``, ``stoic.aiohttp``)
+send it as ``Idempotency-Key`` on the writes they make, and spend the run's
+retries. **Safety rule:** the key alone does not make a write safe to
+repeat; only ``server_deduplicates=True`` (the servers honour the key) or
+``idempotent=True`` does. Without either, a write whose answer was lost
+ends ``ambiguous``, sent once, with the key it carried: check whether it
+took effect before calling again.
+
+Exactly one layer retries: a failure that a stoic layer inside the tool
+already retried (its ``RetryError``, or a response it gave up on) ends the
+tool call as that layer decided, without more attempts.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable, Mapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from typing import Any
+
+from . import _run_context
+from ._classify import Classifier
+from ._clock import Clock
+from ._errors import RetryError
+from ._executors import async_loop, sync_loop
+from ._run_context import ToolCallContext
+from ._runtime import Settings, wrong_type
+from ._stoic import DEFAULT_RUN_MAX_RETRIES, Call, Policy, RunQuota, idempotency_key, tool_reason
+from .testing import runtime
+
+__all__ = ["Run", "ToolResult", "current_key"]
+
+#: The engine call of the tool call running in this context (set when it
+#: starts, so its attempts and decision can be read when it ends).
+_started_call: ContextVar[Call | None] = ContextVar("stoic_started_call", default=None)
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """How a tool call ended: a value, or an observation for the model."""
+
+    #: Whether the tool returned a value.
+    ok: bool
+    #: What the tool returned (None unless ``ok``).
+    value: Any = None
+    #: Text for the model: what failed, what it means, what to do next.
+    observation: str | None = None
+    #: Why there is no value, a stable code: ``deterministic``, ``ambiguous``
+    #: (may have been applied; not repeated), ``exhausted``, ``budget``,
+    #: ``breaker_open``, ``deadline``, ``refused``, ``cancelled``.
+    reason: str | None = None
+    #: The call's idempotency key.
+    key: str = ""
+    #: Attempts made.
+    attempts: int = 0
+    #: Seconds until trying again may make sense (an open breaker's
+    #: cooldown, the server's wait), when the engine knows.
+    retry_after: float | None = None
+    #: The last exception the tool raised, for logs (never for the model).
+    error: BaseException | None = None
+
+
+def current_key() -> str | None:
+    """The idempotency key of the tool call in progress, or None."""
+    tool_call = _run_context.current.get()
+    return tool_call.key if tool_call is not None else None
+
+
+class _Settled(Exception):
+    """A failure a stoic layer inside the tool already retried and ended."""
+
+    def __init__(self, decision: Mapping[str, Any], error: BaseException) -> None:
+        super().__init__(decision.get("observation") or "")
+        self.decision = decision
+        self.error = error
+
+
+def _inner_decision(exc: BaseException) -> Mapping[str, Any] | None:
+    """The give-up of a stoic layer inside the tool, if ``exc`` carries one:
+    a ``RetryError``, or an HTTP error whose response a stoic transport
+    returned after giving up (``response.extensions["stoic"]``)."""
+    if isinstance(exc, RetryError):
+        return exc.decision
+    response = getattr(exc, "response", None)
+    extensions = getattr(response, "extensions", None)
+    decision = extensions.get("stoic") if isinstance(extensions, Mapping) else None
+    if isinstance(decision, Mapping) and decision.get("kind") == "give_up":
+        return decision
+    return None
+
+
+def _settled_first(user: Classifier | None) -> Classifier:
+    """Reads a ``_Settled`` as final (deterministic: not retried again),
+    then asks the caller's classifier."""
+
+    def classify(exc: BaseException) -> Any:
+        if isinstance(exc, _Settled):
+            return "deterministic"
+        return user(exc) if user is not None else None
+
+    return classify
+
+
+def _arguments(args: Any) -> tuple[Any, dict[str, Any]]:
+    """The value the key hashes, and the keyword arguments the tool gets: a
+    mapping as it is, JSON text of an object (as a model writes tool
+    arguments) parsed, None as no arguments."""
+    if args is None:
+        return {}, {}
+    if isinstance(args, str):
+        try:
+            parsed = json.loads(args)
+        except ValueError as exc:
+            raise TypeError(f"args= is text that is not JSON: {exc}") from None
+        if not isinstance(parsed, dict):
+            raise TypeError("args= as text must hold a JSON object (the tool's keyword arguments)")
+        return args, parsed
+    if isinstance(args, Mapping):
+        return args, dict(args)
+    raise wrong_type("args", "a mapping, JSON text of an object, or None", args)
+
+
+class Run:
+    """One agent run: its id, its policy and its retry quota."""
+
+    def __init__(
+        self,
+        run_id: str,
+        *,
+        policy: Policy | None = None,
+        max_retries: int = DEFAULT_RUN_MAX_RETRIES,
+        server_deduplicates: bool = False,
+        bugs: type[BaseException] | tuple[type[BaseException], ...] = (),
+        classify: Classifier | None = None,
+        clock: Clock | None = None,
+        **config: Any,
+    ) -> None:
+        if not isinstance(run_id, str):
+            raise wrong_type("run_id", "a str", run_id)
+        # The key rule is the core's: an empty (or unkeyable) run id fails
+        # here, with the core's code, before any tool runs.
+        idempotency_key(run_id, "step", {})
+        if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
+            raise TypeError(f"max_retries= must be a whole number >= 0, not {max_retries!r}")
+        if not isinstance(server_deduplicates, bool):
+            raise wrong_type("server_deduplicates", "a bool", server_deduplicates)
+        self.run_id = run_id
+        self._server_deduplicates = server_deduplicates
+        self._bugs = bugs if isinstance(bugs, tuple) else (bugs,)
+        self._classify = _settled_first(classify)
+        self._clock = clock
+        self._quota = RunQuota(max_retries)
+        self._config = config
+        self._policy = policy if policy is not None else Policy(**config)
+        # Config keys beyond attempts and backoff belong to a shared policy.
+        self._overrides = config if policy is not None else {}
+        self._settings: dict[tuple[str, bool, bool], Settings] = {}
+
+    @property
+    def policy(self) -> Policy:
+        """The policy whose breakers and budgets the run's calls use."""
+        return self._policy
+
+    @property
+    def retries_used(self) -> int:
+        """Retries the run has made, across its calls."""
+        return int(self._quota.used)
+
+    @property
+    def retries_left(self) -> int:
+        """Retries the run may still make."""
+        return int(self._quota.remaining)
+
+    def call(
+        self,
+        step: str,
+        fn: Callable[..., Any],
+        *,
+        args: Any = None,
+        idempotent: bool = False,
+        server_deduplicates: bool | None = None,
+        tool: str | None = None,
+    ) -> ToolResult:
+        """Runs ``fn(**args)`` as tool call ``step`` of this run and always
+        answers with a ``ToolResult`` (see the module docs)."""
+        key, kwargs, context, settings = self._prepare(
+            step, fn, args, idempotent, server_deduplicates, tool, is_async=False
+        )
+        loop = sync_loop(settings, _unwrapping(fn), settings.operation)
+        token = _run_context.current.set(context)
+        holder = _started_call.set(None)
+        try:
+            try:
+                value = loop(**kwargs)
+            except Exception as exc:
+                return self._failed(exc, key, settings)
+            return _succeeded(value, key)
+        finally:
+            _started_call.reset(holder)
+            _run_context.current.reset(token)
+
+    async def acall(
+        self,
+        step: str,
+        fn: Callable[..., Awaitable[Any]],
+        *,
+        args: Any = None,
+        idempotent: bool = False,
+        server_deduplicates: bool | None = None,
+        tool: str | None = None,
+    ) -> ToolResult:
+        """``call`` for an ``async def`` tool, awaited."""
+        key, kwargs, context, settings = self._prepare(
+            step, fn, args, idempotent, server_deduplicates, tool, is_async=True
+        )
+        loop = async_loop(settings, _aunwrapping(fn), settings.operation)
+        token = _run_context.current.set(context)
+        holder = _started_call.set(None)
+        try:
+            try:
+                value = await loop(**kwargs)
+            except Exception as exc:
+                return self._failed(exc, key, settings)
+            return _succeeded(value, key)
+        finally:
+            _started_call.reset(holder)
+            _run_context.current.reset(token)
+
+    def _prepare(
+        self,
+        step: str,
+        fn: Callable[..., Any],
+        args: Any,
+        idempotent: bool,
+        server_deduplicates: bool | None,
+        tool: str | None,
+        *,
+        is_async: bool,
+    ) -> tuple[str, dict[str, Any], ToolCallContext, Settings]:
+        if not isinstance(step, str):
+            raise wrong_type("step", "a str", step)
+        if not callable(fn):
+            raise wrong_type("fn", "a callable", fn)
+        if not isinstance(idempotent, bool):
+            raise wrong_type("idempotent", "a bool", idempotent)
+        if server_deduplicates is not None and not isinstance(server_deduplicates, bool):
+            raise wrong_type("server_deduplicates", "a bool or None", server_deduplicates)
+        if tool is not None and not isinstance(tool, str):
+            raise wrong_type("tool", "a str or None", tool)
+        keyed, kwargs = _arguments(args)
+        key = idempotency_key(self.run_id, step, keyed)
+        dedupe = self._server_deduplicates if server_deduplicates is None else server_deduplicates
+        operation = tool or getattr(fn, "__name__", "") or "tool"
+        settings = self._settings_for(operation, idempotent, dedupe, is_async)
+        context = ToolCallContext(key=key, server_deduplicates=dedupe, quota=self._quota)
+        return key, kwargs, context, settings
+
+    def _settings_for(
+        self, operation: str, idempotent: bool, dedupe: bool, is_async: bool
+    ) -> Settings:
+        """The runtime settings of one kind of tool call, built once."""
+        cache_key = (operation, idempotent, dedupe)
+        found = self._settings.get(cache_key)
+        if found is not None:
+            return found
+        quota = self._quota
+
+        def started(call: Call) -> None:
+            call.join_run(quota)
+            _started_call.set(call)
+
+        def engine_key(*_args: Any, **_kwargs: Any) -> str | None:
+            # The engine hears of the key only when the servers honour it:
+            # then an ambiguous failure is safe to repeat.
+            tool_call = _run_context.current.get()
+            return tool_call.key if tool_call is not None and dedupe else None
+
+        settings = Settings(
+            policy=self._policy,
+            config=dict(self._overrides),
+            records=None,
+            operation=operation,
+            scope="",
+            idempotent=idempotent,
+            key=engine_key,
+            on=(),
+            classify=self._classify,
+            validate=None,
+            reraise=True,
+            clock=self._clock,
+            caller="Run.call",
+            started=started,
+        )
+        if len(self._settings) < 256:
+            self._settings[cache_key] = settings
+        return settings
+
+    def _failed(self, exc: Exception, key: str, settings: Settings) -> ToolResult:
+        """The result of a tool call that raised ``exc`` once the engine
+        was done with it; a bug propagates."""
+        if isinstance(exc, self._bugs) and not isinstance(exc, _Settled):
+            raise exc
+        call = _started_call.get()
+        if isinstance(exc, _Settled):
+            decision: Mapping[str, Any] | None = exc.decision
+            error: BaseException = exc.error
+            attempts = int(exc.decision.get("attempts") or 1)
+        else:
+            decision = call.decision if call is not None and call.finished else None
+            error = exc
+            attempts = int(call.attempts) if call is not None else 1
+        if decision is None or decision.get("kind") not in ("give_up", "reject"):
+            # Not the engine's ending (a misuse inside the runtime): a bug.
+            raise exc
+        stop = str(decision.get("reason") or "")
+        retry_at = decision.get("retry_at")
+        clock = settings.clock or runtime.clock
+        retry_after = (
+            max(0.0, float(retry_at) - clock.monotonic())
+            if isinstance(retry_at, (int, float)) and not isinstance(exc, _Settled)
+            else None
+        )
+        return ToolResult(
+            ok=False,
+            observation=str(decision.get("observation") or ""),
+            reason=tool_reason(stop),
+            key=key,
+            attempts=attempts,
+            retry_after=retry_after,
+            error=error,
+        )
+
+
+def _succeeded(value: Any, key: str) -> ToolResult:
+    """The result of a tool call whose tool returned ``value``."""
+    call = _started_call.get()
+    # Under set_active(False) no engine call was started: one attempt.
+    return ToolResult(ok=True, value=value, key=key, attempts=call.attempts if call else 1)
+
+
+def _unwrapping(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn``, with a failure a stoic layer inside already ended read as
+    settled (not retried again)."""
+
+    def attempt(**kwargs: Any) -> Any:
+        try:
+            return fn(**kwargs)
+        except Exception as exc:
+            decision = _inner_decision(exc)
+            if decision is not None:
+                raise _Settled(decision, exc) from exc
+            raise
+
+    return attempt
+
+
+def _aunwrapping(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
+    """``_unwrapping`` for an ``async def`` tool."""
+
+    async def attempt(**kwargs: Any) -> Any:
+        try:
+            return await fn(**kwargs)
+        except Exception as exc:
+            decision = _inner_decision(exc)
+            if decision is not None:
+                raise _Settled(decision, exc) from exc
+            raise
+
+    return attempt
