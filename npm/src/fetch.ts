@@ -37,6 +37,7 @@ import {
 } from './guard.js';
 import { type GiveUpInfo, type RetryInfo, runCall, type Steps } from './loop.js';
 import { type Policy, policyOption, startNamed } from './policy.js';
+import { currentToolCall } from './run-context.js';
 import { defaultPolicy } from './retry.js';
 import { switches } from './testing.js';
 import type { Outcome, Rejection } from './types.js';
@@ -219,8 +220,12 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       return send(request ?? url, { ...requestInit, method, headers });
     }
     let key = idempotencyKey ?? parseKeyHeader(headers.get(keyHeader) ?? '') ?? undefined;
-    const plan = planOf(method, url.host, url.pathname, key, serverDeduplicates, keys);
-    if (plan.autoKey) key = randomKey(undefined);
+    // Inside an agent's tool call, its key is the automatic key (sent, not
+    // by itself trusted) and its retries are the run's.
+    const toolCall = currentToolCall();
+    const deduplicates = serverDeduplicates || (toolCall?.serverDeduplicates ?? false);
+    const plan = planOf(method, url.host, url.pathname, key, deduplicates, keys);
+    if (plan.autoKey) key = toolCall?.key ?? randomKey(undefined);
     if (key !== undefined && !headers.has(keyHeader)) headers.set(keyHeader, keyHeaderValue(key, keyForm));
 
     // A stream body can be sent once; buffer it so every attempt sends the same bytes.
@@ -244,6 +249,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         plan.trustKey ? key : undefined,
         switches.attempts === undefined ? undefined : { maxAttempts: switches.attempts },
       );
+      if (toolCall !== undefined) core.joinRun(handle, toolCall.quota);
     } catch (error) {
       policy.closed();
       throw error;

@@ -9,6 +9,15 @@
  * (Node, browser, workerd) loads the module first.
  */
 export * from './client.js';
+export {
+  Run,
+  toolReasonOf,
+  type RunOptions,
+  type ToolCall,
+  type ToolCallOptions,
+  type ToolReason,
+  type ToolResult,
+} from './agents.js';
 export { canonicalJson, canonicalizeJsonText, idempotencyKey, idempotencyKeyFromText } from './canonical.js';
 export {
   Backoff,

@@ -4,10 +4,12 @@
  * finds the module while the package is installed; otherwise the error says
  * what to do (`stoic/inline` in bundles, or keep the package external).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { initSync } from './wasm/stoic_wasm.js';
 import { markLoaded } from './loaded.js';
+import { registerContextStorage } from './run-context.js';
 
 function moduleBytes(): Buffer {
   const beside = new URL('./wasm/stoic_wasm_bg.wasm', import.meta.url);
@@ -29,5 +31,7 @@ function moduleBytes(): Buffer {
 
 initSync({ module: moduleBytes() });
 markLoaded();
+// An agent's tool call follows its awaits, so createFetch inside it sends the run's key.
+registerContextStorage(new AsyncLocalStorage());
 
 export * from './index.js';

@@ -21,6 +21,7 @@ import { type GiveUpInfo, isResponse, isThenable, type RetryInfo, runCall, type 
 import { type CallOverrides, Policy, policyOption, startNamed } from './policy.js';
 import { switches } from './testing.js';
 import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
+import type { CoreRunQuota } from './wasm/stoic_wasm.js';
 
 export interface RetryOptions<T> {
   /** Shared state and config (default: one shared policy with the core's defaults). */
@@ -97,6 +98,19 @@ export function retry<T>(
   fn: (attempt: Attempt) => T | PromiseLike<T>,
   options: RetryOptions<Awaited<T>> = {},
 ): Promise<Awaited<T>> {
+  return retryIn(undefined, fn, options);
+}
+
+/**
+ * `retry()`, as one call of an agent run whose retry quota it spends
+ * (`quota`; undefined: no run). `Run.call` uses it.
+ * @internal
+ */
+export function retryIn<T>(
+  quota: CoreRunQuota | undefined,
+  fn: (attempt: Attempt) => T | PromiseLike<T>,
+  options: RetryOptions<Awaited<T>> = {},
+): Promise<Awaited<T>> {
   // Not an `async` function: the loop's frame is the only one between the
   // caller and `fn`, which keeps the stack an error captures short (creating
   // one is most of what a failed attempt costs). Set-up errors still reject.
@@ -116,6 +130,7 @@ export function retry<T>(
     const overrides = callOverrides(options);
     named = startsNamed(options, overrides);
     handle = start(policy, t, named, overrides, options);
+    if (quota !== undefined) policy.core.joinRun(handle, quota);
   } catch (error) {
     return Promise.reject(error);
   }

@@ -722,6 +722,7 @@ function validInstance(m, cls, values) {
     return started;
   }
   if (cls === 'Backoff') return new m.Backoff({ seed: 1 });
+  if (cls === 'Run') return new m.Run('fuzz-run', { policyOptions: { seed: 1 }, sleep: fakeSleep });
   if (cls === 'FleetSync') {
     // A store that is never there: every exchange fails (and says so).
     const policy = new NodePolicy({ seed: 1 });

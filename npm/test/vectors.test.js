@@ -16,6 +16,7 @@ import { runConfigErrors } from '../testlib/run-config-errors.js';
 import { runHost } from '../testlib/run-host.js';
 import { runFleet } from '../testlib/run-fleet.js';
 import { runTextBoundary } from '../testlib/run-text-boundary.js';
+import { runAgentRuns } from '../testlib/run-agent-runs.js';
 
 const RUNNERS = {
   policy: runPolicyFile,
@@ -33,6 +34,7 @@ const RUNNERS = {
   host: runHost,
   fleet_exchange: runFleet,
   text_boundary: runTextBoundary,
+  agent_run: runAgentRuns,
 };
 
 const files = vectorFiles();
@@ -42,13 +44,13 @@ test('the vector folder has files', () => {
 });
 
 for (const { name, doc } of files) {
-  test(`vectors: ${name} (${doc.kind})`, () => {
+  test(`vectors: ${name} (${doc.kind})`, async () => {
     for (const field of ['description', 'source', 'license']) {
       assert.equal(typeof doc[field], 'string', `${name} lacks ${field}`);
     }
     const runner = RUNNERS[doc.kind];
     assert.ok(runner, `${name}: no runner for kind ${doc.kind}`);
-    const count = runner(name, doc);
+    const count = await runner(name, doc);
     assert.ok(count > 0, `${name}: nothing ran`);
   });
 }

@@ -56,6 +56,7 @@ mod policy;
 mod random;
 #[cfg(feature = "tools")]
 mod records;
+mod run;
 #[cfg(feature = "server")]
 mod server;
 mod text;
@@ -77,5 +78,6 @@ pub use policy::fleet::fleet_redis_script;
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics, metric_catalogue};
+pub use run::{default_run_max_retries, tool_reason, CoreRunQuota};
 #[cfg(feature = "server")]
 pub use server::{payload_fingerprint, CoreServerIdempotency};

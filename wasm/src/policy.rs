@@ -18,6 +18,7 @@ use wasm_bindgen::JsValue;
 
 use crate::errors::{config_error, input_error, usage_error};
 use crate::random;
+use crate::run::CoreRunQuota;
 use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
 use crate::units::{instant, ms, opt_ms};
 use crate::value::{config_doc, read_config};
@@ -305,6 +306,14 @@ impl CorePolicy {
                 free.push(handle);
             }
         }
+    }
+
+    /// Makes the call one of a run's: each retry it is granted also takes
+    /// one of the run's (`stoic/agents`). Join before the first outcome.
+    #[wasm_bindgen(js_name = joinRun)]
+    pub fn join_run(&mut self, handle: u32, run: &CoreRunQuota) -> Result<(), JsValue> {
+        slot(&mut self.calls, handle)?.call.join_run(&run.quota);
+        Ok(())
     }
 
     /// The call's idempotency key, if it has one.

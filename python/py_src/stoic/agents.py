@@ -333,8 +333,14 @@ class Run:
             decision = call.decision if call is not None and call.finished else None
             error = exc
             attempts = int(call.attempts) if call is not None else 1
-        if decision is None or decision.get("kind") not in ("give_up", "reject"):
-            # Not the engine's ending (a misuse inside the runtime): a bug.
+        if (
+            decision is None
+            or decision.get("kind") not in ("give_up", "reject")
+            or decision.get("reason") == "cancelled"
+        ):
+            # Not the engine's ending but the runtime's: something outside
+            # the tool raised (a classifier, a hook) and the call was
+            # cancelled on the way out. That is a bug to see, not an answer.
             raise exc
         stop = str(decision.get("reason") or "")
         retry_at = decision.get("retry_at")

@@ -23,6 +23,7 @@ RUNNERS = {
     "host": "test_host.py",
     "fleet_exchange": "test_fleet.py",
     "text_boundary": "test_text_boundary.py",
+    "agent_run": "test_agent_runs.py",
 }
 
 
