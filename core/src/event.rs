@@ -21,6 +21,9 @@ use crate::time::Instant;
 /// The text of every [`Event::BudgetExhausted`] (seed 001's log line).
 pub const BUDGET_EXHAUSTED_MESSAGE: &str = "Retry budget exceeded";
 
+/// The text of every [`Event::NestedRetries`].
+pub const NESTED_RETRIES_MESSAGE: &str = "a layer above retried this request, so its retries and stoic's multiply: turn that layer's retries off (a model SDK's max_retries=0 / maxRetries: 0)";
+
 /// The most events kept unread.
 pub const EVENT_QUEUE_LIMIT: usize = 4096;
 
@@ -88,6 +91,21 @@ pub enum Event {
         /// When.
         at: Instant,
     },
+    /// A request reached stoic already retried by a layer above it (a model
+    /// SDK's own retries: `x-stainless-retry-count` above 0): the two
+    /// layers' retries multiply. Once per call that arrived so marked.
+    NestedRetries {
+        /// The scope.
+        scope: String,
+        /// The call's operation.
+        operation: String,
+        /// Which retry of the layer above this request was.
+        retries_above: u32,
+        /// When.
+        at: Instant,
+        /// What to do about it ([`NESTED_RETRIES_MESSAGE`]).
+        message: &'static str,
+    },
     /// A point of a catalogue metric, with the call's operation, outcome
     /// and reason as attributes (only while measuring:
     /// [`crate::Policy::set_measuring`]).
@@ -100,7 +118,8 @@ pub enum Event {
 
 impl Event {
     /// The event's code: `breaker_transition`, `budget_exhausted`,
-    /// `alert_changed`, `log`, `fleet_health`, `metric` or `decision`.
+    /// `alert_changed`, `log`, `fleet_health`, `nested_retries`, `metric` or
+    /// `decision`.
     #[must_use]
     pub const fn code(&self) -> &'static str {
         match self {
@@ -109,6 +128,7 @@ impl Event {
             Event::AlertChanged { .. } => "alert_changed",
             Event::Log { .. } => "log",
             Event::FleetHealth { .. } => "fleet_health",
+            Event::NestedRetries { .. } => "nested_retries",
             #[cfg(feature = "measure")]
             Event::Metric(_) => "metric",
             #[cfg(feature = "measure")]

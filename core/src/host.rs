@@ -55,6 +55,26 @@ pub fn network_kind_of(name: &str) -> Option<NetworkErrorKind> {
         .map(|(_, kind)| *kind)
 }
 
+/// The header a layer above stoic marks its retries with: the OpenAI and
+/// Anthropic SDKs (and every SDK their generator makes) send the number of
+/// retries they have made, 0 on a first attempt.
+pub const NESTED_RETRY_HEADER: &str = "x-stainless-retry-count";
+
+/// Which retry of a layer above a request is, from its
+/// [`NESTED_RETRY_HEADER`] value: `Some(n)` for a whole number above 0,
+/// `None` for a first attempt or anything else (garbage is ignored).
+#[must_use]
+pub fn retries_above(value: &str) -> Option<u32> {
+    let value = value.trim_ascii();
+    if value.is_empty() || value.len() > 9 || !value.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let n = value
+        .bytes()
+        .fold(0u32, |n, b| n * 10 + u32::from(b - b'0'));
+    (n > 0).then_some(n)
+}
+
 /// The header an HTTP wrapper sends the idempotency key in.
 pub const KEY_HEADER: &str = "Idempotency-Key";
 
@@ -69,6 +89,18 @@ pub const KEY_FORM: &str = "bare";
 #[must_use]
 pub const fn wants_excerpt(status: u16) -> bool {
     status >= 400
+}
+
+/// Whether a response is a stream of events its caller reads as they
+/// arrive: `text/event-stream` (server-sent events, how the model APIs
+/// stream completions). An HTTP wrapper never buffers one: its first token
+/// would wait for its last, and a per-attempt read timeout would cap the
+/// whole completion. The attempt ends when the headers arrive, and the
+/// stream's idle gaps stay bounded by the client's read timeout.
+#[must_use]
+pub fn is_event_stream(content_type: &str) -> bool {
+    let media = content_type.split(';').next().unwrap_or("").trim_ascii();
+    media.eq_ignore_ascii_case("text/event-stream")
 }
 
 /// Whether an HTTP wrapper hands a response with `status` to the caller's

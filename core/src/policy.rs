@@ -479,6 +479,22 @@ impl Policy {
         Decision::Retry(retry)
     }
 
+    /// Notes that `call`'s request arrived already retried by a layer above
+    /// (`retries_above`, from [`crate::host::retries_above`]): a
+    /// `nested_retries` event, so the multiplication is seen, not silent.
+    /// The host notes it once per call, when it plans the request.
+    pub fn note_nested_retries(&mut self, now: Instant, call: &Call, retries_above: u32) {
+        let now = self.clock.observe(now);
+        let scope = self.names.get(call.scope).map_or("", |n| n).to_owned();
+        self.events.push(Event::NestedRetries {
+            scope,
+            operation: call.operation().to_owned(),
+            retries_above,
+            at: now,
+            message: crate::event::NESTED_RETRIES_MESSAGE,
+        });
+    }
+
     /// Cancels `call` (the host's caller gave up). An attempt in flight
     /// releases its breaker slot without counting. Returns the give-up, or
     /// the call's earlier ending if it had already finished.

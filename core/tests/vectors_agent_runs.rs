@@ -11,7 +11,8 @@ use stoic_core::agent::ToolReason;
 use stoic_core::hints::server_hint;
 use stoic_core::key::idempotency_key;
 use stoic_core::{
-    Admission, CallSpec, Config, Decision, Instant, NetworkErrorKind, Outcome, Policy, RunQuota,
+    Admission, CallSpec, Config, Decision, Event, Instant, NetworkErrorKind, Outcome, Policy,
+    RunQuota,
 };
 
 #[test]
@@ -28,6 +29,36 @@ fn tool_reasons() {
         let stop = case["stop_reason"].as_str().unwrap();
         let found = ToolReason::of_code(stop).map(ToolReason::code);
         assert_eq!(found, case["tool_reason"].as_str(), "{stop}");
+    }
+}
+
+#[test]
+fn retries_above() {
+    let doc = vectors::load("agent_runs.json", "agent_run");
+    let mut policy = Policy::new(Config::with_seed(1)).unwrap();
+    let call = policy.start(
+        Instant::from_millis(0),
+        CallSpec::new("chat").in_scope("api"),
+    );
+    for case in doc["retries_above"].as_array().unwrap() {
+        let value = case["value"].as_str().unwrap();
+        let found = stoic_core::host::retries_above(value);
+        assert_eq!(found.map(u64::from), case["expected"].as_u64(), "{value:?}");
+        if let Some(n) = found {
+            policy.note_nested_retries(Instant::from_millis(5), &call, n);
+            match policy.poll_event() {
+                Some(Event::NestedRetries {
+                    scope,
+                    operation,
+                    retries_above,
+                    ..
+                }) => assert_eq!(
+                    (scope.as_str(), operation.as_str(), retries_above),
+                    ("api", "chat", n)
+                ),
+                other => panic!("{value:?}: {other:?}"),
+            }
+        }
     }
 }
 

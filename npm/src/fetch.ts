@@ -20,7 +20,7 @@ import type { Attempt } from './attempt.js';
 import { resendMarker, type ResendMarker } from './tracing.js';
 import { refusedCrossOriginHint } from './cors.js';
 import { hostTables, outcomeOfError } from './classify.js';
-import { keyHeaderValue, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './wasm/stoic_wasm.js';
+import { isEventStream, keyHeaderValue, nestedRetryHeader, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './wasm/stoic_wasm.js';
 import { planOf } from './http-plan.js';
 import {
   callable,
@@ -38,6 +38,9 @@ import {
 import { type GiveUpInfo, type RetryInfo, runCall, type Steps } from './loop.js';
 import { type Policy, policyOption, startNamed } from './policy.js';
 import { currentToolCall } from './run-context.js';
+
+/** The header a model SDK marks its own retries with (the core's host rule), read once the module is loaded. */
+let nestedHeader: string | undefined;
 import { defaultPolicy } from './retry.js';
 import { switches } from './testing.js';
 import type { Outcome, Rejection } from './types.js';
@@ -151,11 +154,46 @@ const NULL_BODY = new Set([101, 103, 204, 205, 304]);
 
 /** A response whose body was read into `bytes`, with the original's status, headers and URL. */
 function buffered(original: Response, bytes: ArrayBuffer): Response {
-  const body = NULL_BODY.has(original.status) ? null : bytes;
+  return rebuilt(original, NULL_BODY.has(original.status) ? null : bytes);
+}
+
+/** `original` with another body, keeping its status, headers, URL and redirect flag. */
+function rebuilt(original: Response, body: BodyInit | null): Response {
   const copy = new Response(body, { status: original.status, statusText: original.statusText, headers: original.headers });
   Object.defineProperty(copy, 'url', { value: original.url });
   Object.defineProperty(copy, 'redirected', { value: original.redirected });
   return copy;
+}
+
+/**
+ * A stream of events whose body fails with a `TimeoutError` when no data
+ * arrives for `idleMs` (the attempt's timeout; null: unbounded), so a
+ * stalled stream ends instead of hanging, while a long one runs its course.
+ */
+function idleBounded(original: Response, idleMs: number | null): Response {
+  if (idleMs === null || original.body === null) return original;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const arm = (controller: TransformStreamDefaultController<Uint8Array>): void => {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      controller.error(new DOMException(`no data arrived on the event stream for ${idleMs} ms`, 'TimeoutError'));
+    }, idleMs);
+    // A stream nobody reads any more must not keep the process alive.
+    (timer as { unref?: () => void }).unref?.();
+  };
+  const body = original.body.pipeThrough(
+    new TransformStream<Uint8Array, Uint8Array>({
+      start: arm,
+      transform(chunk, controller) {
+        arm(controller);
+        controller.enqueue(chunk);
+      },
+      flush() {
+        clearTimeout(timer);
+      },
+    }),
+  );
+  return rebuilt(original, body);
 }
 
 /** Whether a response can be rebuilt from its bytes (opaque and 1xx ones cannot). */
@@ -250,6 +288,10 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         switches.attempts === undefined ? undefined : { maxAttempts: switches.attempts },
       );
       if (toolCall !== undefined) core.joinRun(handle, toolCall.quota);
+      // A layer above (a model SDK) that retried this request itself says
+      // so: the multiplication becomes a `nested_retries` event.
+      const marked = headers.get((nestedHeader ??= nestedRetryHeader()));
+      if (marked !== null) core.noteRetriesAbove(handle, t, marked);
     } catch (error) {
       policy.closed();
       throw error;
@@ -269,7 +311,9 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
 
 /** The attempts of one request: send it, read its body unless streaming, judge the response. */
 class FetchSteps implements Steps<Response> {
-  readonly streams: boolean;
+  readonly #streams: boolean;
+  /** Whether the current attempt's response is a stream of events. */
+  #eventStream = false;
   /** Whether the current attempt's headers arrived (a failure after them was after sending). */
   #answered = false;
   /** The current attempt's body, when it was read. */
@@ -289,7 +333,7 @@ class FetchSteps implements Steps<Response> {
     /** The key header's name when the request carries it, for what a refused cross-origin request says (`cors.ts`). */
     private readonly sentKeyHeader: string | undefined,
   ) {
-    this.streams = stream;
+    this.#streams = stream;
   }
 
   readonly attempt = async (context: Attempt): Promise<Response> => {
@@ -308,13 +352,24 @@ class FetchSteps implements Steps<Response> {
     const { request, send } = this; // fetch must be called unbound (browsers throw "Illegal invocation")
     let response = await (request === undefined ? send(this.url, overrides) : send(new Request(request, overrides)));
     this.#answered = true;
-    if (!this.streams && canBuffer(response)) {
+    // A stream of events (a model's streamed completion) is handed over as
+    // it arrives, whatever was asked: buffering it would hold the first
+    // token until the last. The attempt's timeout bounded the wait for its
+    // headers; its idle gaps stay bounded by the same time.
+    this.#eventStream = isEventStream(response.headers.get('content-type') ?? '');
+    if (this.#eventStream) return idleBounded(response, context.timeoutMs);
+    if (!this.#streams && canBuffer(response)) {
       const bytes = await response.arrayBuffer();
       this.#bytes = bytes;
       response = buffered(response, bytes);
     }
     return response;
   };
+
+  /** Whether the caller's signal stays linked after a successful attempt: a body read later. */
+  get streams(): boolean {
+    return this.#streams || this.#eventStream;
+  }
 
   failure(thrown: unknown, timedOut: boolean): Outcome {
     if (timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
@@ -328,7 +383,9 @@ class FetchSteps implements Steps<Response> {
   }
 
   judge(response: Response): Promise<Outcome> {
-    return judge(response, this.validate, this.maxExcerptChars, this.#bytes);
+    // A validator would have to read the whole stream before the caller sees any of it.
+    const validate = this.#eventStream ? undefined : this.validate;
+    return judge(response, validate, this.maxExcerptChars, this.#bytes);
   }
 }
 

@@ -341,6 +341,7 @@ export type StoicEvent =
     }
   | { kind: 'log'; scope: string; record: LogRecord }
   | { kind: 'fleet_health'; from: 'detached' | 'live' | 'stale'; to: 'detached' | 'live' | 'stale'; at: number }
+  | { kind: 'nested_retries'; scope: string; operation: string; retriesAbove: number; at: number; message: string }
   | MetricPointEvent
   | DecisionEvent;
 

@@ -2,7 +2,7 @@
 // outcome of its attempt, `classify` reads it, and the ToolResult must say
 // what the file says (the Rust and Python suites run the same file).
 import assert from 'node:assert/strict';
-import { idempotencyKey, Run, toolReasonOf } from '../dist/node.js';
+import { createFetch, idempotencyKey, Policy, Run, toolReasonOf } from '../dist/node.js';
 
 class Scripted extends Error {
   constructor(outcome) {
@@ -64,6 +64,18 @@ export async function runAgentRuns(name, doc) {
       }
       count += 1;
     }
+  }
+  for (const c of doc.retries_above) {
+    // Through createFetch, as an SDK's request arrives: the event or none.
+    const events = [];
+    const policy = new Policy({ seed: 1, onEvent: (e) => events.push(e) });
+    const fetch = createFetch({ policy, fetch: async () => new Response('ok') });
+    await fetch('http://api.example/v1/chat', { headers: { 'x-stainless-retry-count': c.value } });
+    const nested = events.filter((e) => e.kind === 'nested_retries');
+    const expected = c.expected === null ? [] : [['api.example', 'GET /v1/chat', c.expected]];
+    assert.deepEqual(nested.map((e) => [e.scope, e.operation, e.retriesAbove]), expected, `${name} retries_above ${JSON.stringify(c.value)}`);
+    policy.free?.();
+    count += 1;
   }
   return count;
 }

@@ -251,6 +251,22 @@ impl Call {
         self.call.join_run(&run.get().quota);
     }
 
+    /// Reads the value of the header a layer above marks its retries with
+    /// (`NESTED_RETRY_HEADER`) on this call's request: when it says the
+    /// request is already a retry, queues a `nested_retries` event and
+    /// returns which retry it was; else None (garbage is ignored).
+    fn note_retries_above(&mut self, now: Secs, value: LossyText) -> PyResult<Option<u32>> {
+        let now = now.instant("now")?;
+        let Some(n) = stoic_core::host::retries_above(&value.0) else {
+            return Ok(None);
+        };
+        self.policy
+            .get()
+            .lock()
+            .note_nested_retries(now, &self.call, n);
+        Ok(Some(n))
+    }
+
     /// Whether the admission just given lets an attempt go out.
     #[getter]
     fn admitted(&self) -> bool {

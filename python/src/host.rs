@@ -33,6 +33,13 @@ pub(crate) fn wants_excerpt(status: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(host::wants_excerpt(http_status(status)?))
 }
 
+/// Whether a response with this `Content-Type` is a stream of events
+/// (`text/event-stream`) that a wrapper hands over unread.
+#[pyfunction]
+pub(crate) fn is_event_stream(content_type: LossyText) -> bool {
+    host::is_event_stream(&content_type.0)
+}
+
 /// Whether a response with `status` goes to the caller's validator.
 #[pyfunction]
 pub(crate) fn validates_status(status: &Bound<'_, PyAny>) -> PyResult<bool> {

@@ -52,6 +52,7 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
         "DEFAULT_RUN_MAX_RETRIES",
         stoic_core::run::DEFAULT_RUN_MAX_RETRIES,
     )?;
+    m.add("NESTED_RETRY_HEADER", stoic_core::host::NESTED_RETRY_HEADER)?;
     m.add_function(wrap_pyfunction!(server::request_fingerprint, m)?)?;
     m.add_function(wrap_pyfunction!(records::merge_metrics, m)?)?;
     m.add_function(wrap_pyfunction!(records::metric_catalogue, m)?)?;
@@ -71,6 +72,7 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(helpers::is_idempotent_method, m)?)?;
     m.add_function(wrap_pyfunction!(host::host_policy, m)?)?;
     m.add_function(wrap_pyfunction!(host::wants_excerpt, m)?)?;
+    m.add_function(wrap_pyfunction!(host::is_event_stream, m)?)?;
     m.add_function(wrap_pyfunction!(host::validates_status, m)?)?;
     m.add_function(wrap_pyfunction!(host::http_plan, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;

@@ -34,6 +34,13 @@ pub fn host_policy() -> JsValue {
     policy.into()
 }
 
+/// Whether a response with this `Content-Type` is a stream of events
+/// (`text/event-stream`) that `createFetch` hands over unread.
+#[wasm_bindgen(js_name = isEventStream)]
+pub fn is_event_stream_of(content_type: &str) -> bool {
+    stoic_core::host::is_event_stream(content_type)
+}
+
 /// Whether a response with `status` gets a body excerpt in its observation.
 #[wasm_bindgen(js_name = wantsExcerpt)]
 pub fn wants_excerpt_of(status: u16) -> bool {

@@ -72,12 +72,12 @@ pub use helpers::{
     classes, is_idempotent_method, key_header_value, network_kinds, parse_http_date_value,
     parse_key_header_value, parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
-pub use host::{host_policy, http_plan_of, validates_status, wants_excerpt_of};
+pub use host::{host_policy, http_plan_of, is_event_stream_of, validates_status, wants_excerpt_of};
 #[cfg(feature = "fleet")]
 pub use policy::fleet::fleet_redis_script;
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics, metric_catalogue};
-pub use run::{default_run_max_retries, tool_reason, CoreRunQuota};
+pub use run::{default_run_max_retries, nested_retry_header, tool_reason, CoreRunQuota};
 #[cfg(feature = "server")]
 pub use server::{payload_fingerprint, CoreServerIdempotency};

@@ -316,6 +316,26 @@ impl CorePolicy {
         Ok(())
     }
 
+    /// Reads the value of the header a layer above marks its retries with
+    /// (`nestedRetryHeader()`) on the call's request: when it says the
+    /// request is already a retry, queues a `nested_retries` event and
+    /// returns which retry it was; else 0 (garbage is ignored).
+    #[wasm_bindgen(js_name = noteRetriesAbove)]
+    pub fn note_retries_above(
+        &mut self,
+        handle: u32,
+        now: f64,
+        value: &str,
+    ) -> Result<u32, JsValue> {
+        let CorePolicy { inner, calls, .. } = self;
+        let slot = slot(calls, handle)?;
+        let Some(n) = stoic_core::host::retries_above(value) else {
+            return Ok(0);
+        };
+        inner.note_nested_retries(instant(now), &slot.call, n);
+        Ok(n)
+    }
+
     /// The call's idempotency key, if it has one.
     #[wasm_bindgen(js_name = callKey)]
     pub fn call_key(&mut self, handle: u32) -> Result<Option<String>, JsValue> {

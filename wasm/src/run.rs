@@ -54,3 +54,10 @@ pub fn default_run_max_retries() -> u32 {
 pub fn tool_reason(stop_reason: &str) -> Option<String> {
     ToolReason::of_code(stop_reason).map(|r| r.code().to_owned())
 }
+
+/// The header a layer above stoic marks its retries with
+/// (`x-stainless-retry-count`).
+#[wasm_bindgen(js_name = nestedRetryHeader)]
+pub fn nested_retry_header() -> String {
+    stoic_core::host::NESTED_RETRY_HEADER.to_owned()
+}

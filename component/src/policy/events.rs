@@ -59,6 +59,19 @@ pub(super) fn event(event: Event) -> wit::Event {
             to: to.code().to_owned(),
             at: at.as_millis(),
         }),
+        Event::NestedRetries {
+            scope,
+            operation,
+            retries_above,
+            at,
+            message,
+        } => wit::Event::NestedRetries(wit::NestedRetries {
+            scope,
+            operation,
+            retries_above,
+            at: at.as_millis(),
+            message: message.to_owned(),
+        }),
         Event::Metric(point) => wit::Event::Metric(wit::MetricPoint {
             metric: point.metric.to_owned(),
             value: point.value,

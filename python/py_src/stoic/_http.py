@@ -20,10 +20,12 @@ from ._classify import classify_result
 from ._clock import Clock
 from ._runtime import Hook, Settings, report, tell, wrong_type
 from ._stoic import (
+    NESTED_RETRY_HEADER,
     Call,
     Policy,
     host_policy,
     http_plan,
+    is_event_stream,
     key_header_value,
     parse_key_header,
     random_key,
@@ -150,13 +152,25 @@ class HttpCalls:
         )
         if tool_call is not None:
             call.join_run(tool_call.quota)
+        # A layer above (a model SDK) that retried this request itself says
+        # so: the multiplication becomes a `nested_retries` event.
+        marked = headers.get(NESTED_RETRY_HEADER)
+        if marked is not None:
+            if isinstance(marked, bytes):
+                marked = marked.decode("latin-1")
+            call.note_retries_above(clock.monotonic(), str(marked))
         call.admit(clock.monotonic())
         return call
 
-    def _needs_body(self, status: int, stream: bool) -> bool:
+    def _needs_body(self, status: int, stream: bool, content_type: str | None = None) -> bool:
         """Whether a response's body is read inside its attempt: always,
         unless streaming; when streaming, still for the validator and for
-        the excerpt an error observation quotes."""
+        the excerpt an error observation quotes. A stream of events
+        (``text/event-stream``, the model APIs' streamed completions) is
+        streaming whatever was asked: buffering it would hold the first
+        token until the last, and cap the completion by the read timeout."""
+        if content_type and is_event_stream(content_type):
+            return wants_excerpt(status)
         if not stream:
             return True
         return wants_excerpt(status) or (

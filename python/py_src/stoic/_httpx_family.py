@@ -170,7 +170,9 @@ class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
 
     def _reads(self, response: ResponseT) -> bool:
         """Whether this attempt reads the response's body."""
-        return self._needs_body(response.status_code, self._stream)
+        return self._needs_body(
+            response.status_code, self._stream, response.headers.get("content-type")
+        )
 
 
 class SyncTransport(_Transport[InnerT, RequestT, ResponseT]):

@@ -61,6 +61,12 @@ def _line(event: dict[str, Any]) -> tuple[int, str]:
             f"alert {event.get('rule')} in {event.get('scope')!r}: {event.get('from')} -> "
             f"{event.get('to')} (value {event.get('value')}, threshold {event.get('threshold')})"
         )
+    elif kind == "nested_retries":
+        level = logging.WARNING
+        message = (
+            f"{event.get('operation')} ({event.get('scope')!r}) arrived as retry "
+            f"{event.get('retries_above')} of a layer above: {event.get('message')}"
+        )
     elif kind == "fleet_health":
         level = logging.WARNING if event.get("to") == "stale" else logging.INFO
         message = f"fleet view: {event.get('from')} -> {event.get('to')}"

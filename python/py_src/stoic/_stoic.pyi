@@ -7,6 +7,7 @@ __all__ = [
     "CORE_VERSION",
     "DEFAULT_RUN_MAX_RETRIES",
     "FLEET_REDIS_SCRIPT",
+    "NESTED_RETRY_HEADER",
     "Backoff",
     "Breaker",
     "Call",
@@ -28,6 +29,7 @@ __all__ = [
     "http_plan",
     "idempotency_key",
     "idempotency_key_text",
+    "is_event_stream",
     "is_idempotent_method",
     "key_header_value",
     "merge_metrics",
@@ -46,6 +48,7 @@ __all__ = [
 CORE_VERSION: str
 FLEET_REDIS_SCRIPT: str
 DEFAULT_RUN_MAX_RETRIES: int
+NESTED_RETRY_HEADER: str
 
 _Headers = Mapping[str, str] | Iterable[tuple[str, str]] | None
 
@@ -155,6 +158,7 @@ class Call:
     ) -> float | None: ...
     def cancel(self, now: float) -> None: ...
     def join_run(self, run: RunQuota) -> None: ...
+    def note_retries_above(self, now: float, value: str) -> int | None: ...
     @property
     def decision(self) -> dict[str, Any] | None: ...
     @property
@@ -327,6 +331,7 @@ def es6_number(value: float) -> str | None: ...
 def is_idempotent_method(method: str) -> bool: ...
 def host_policy() -> dict[str, Any]: ...
 def wants_excerpt(status: int) -> bool: ...
+def is_event_stream(content_type: str) -> bool: ...
 def validates_status(status: int) -> bool: ...
 def http_plan(
     method: str,

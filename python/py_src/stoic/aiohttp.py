@@ -148,7 +148,7 @@ class RetryMiddleware(HttpCalls):
         response = await attempt.handler(attempt.request)
         # The body is part of the attempt: a body cut off mid-read is this
         # attempt's failure, not the caller's.
-        if self._needs_body(response.status, self._stream):
+        if self._needs_body(response.status, self._stream, response.headers.get("Content-Type")):
             try:
                 body = await response.read()
             except BaseException:

@@ -171,7 +171,8 @@ class RetryAdapter(HttpCalls, HTTPAdapter):
         )
         # The body is part of the attempt: a body cut off mid-read is this
         # attempt's failure, not the caller's.
-        if self._needs_body(response.status_code, attempt.stream):
+        content_type = response.headers.get("content-type")
+        if self._needs_body(response.status_code, attempt.stream, content_type):
             try:
                 _ = response.content
             except BaseException:

@@ -81,3 +81,17 @@ def test_scenario(scenario: dict[str, Any]) -> None:
         for text in expect.get("observation_contains", []):
             assert result.observation is not None
             assert text in result.observation, (where, result.observation)
+
+
+def test_retries_above() -> None:
+    policy = stoic.Policy(seed=1)
+    call = policy.start(0.0, "chat", scope="api")
+    for case in DOC["retries_above"]:
+        assert call.note_retries_above(0.0, case["value"]) == case["expected"], case
+        events = [e for e in policy.events() if e["kind"] == "nested_retries"]
+        if case["expected"] is None:
+            assert events == []
+        else:
+            assert [(e["scope"], e["operation"], e["retries_above"]) for e in events] == [
+                ("api", "chat", case["expected"])
+            ]

@@ -57,6 +57,19 @@ impl Emit for Event {
                 o.code("to", to.code());
                 o.instant("at", *at);
             }
+            Event::NestedRetries {
+                scope,
+                operation,
+                retries_above,
+                at,
+                message,
+            } => {
+                o.text("scope", scope);
+                o.text("operation", operation);
+                o.uint("retries_above", u64::from(*retries_above));
+                o.instant("at", *at);
+                o.text("message", message);
+            }
             #[cfg(feature = "measure")]
             Event::Metric(point) => {
                 o.text("metric", point.metric);
