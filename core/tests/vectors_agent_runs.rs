@@ -62,6 +62,19 @@ fn retries_above() {
     }
 }
 
+#[test]
+fn event_streams() {
+    let doc = vectors::load("agent_runs.json", "agent_run");
+    for case in doc["event_streams"].as_array().unwrap() {
+        let content_type = case["content_type"].as_str().unwrap();
+        assert_eq!(
+            stoic_core::host::is_event_stream(content_type),
+            case["expected"].as_bool().unwrap(),
+            "{content_type:?}"
+        );
+    }
+}
+
 /// What one tool call ended with.
 struct Ended {
     ok: bool,

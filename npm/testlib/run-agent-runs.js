@@ -3,6 +3,7 @@
 // what the file says (the Rust and Python suites run the same file).
 import assert from 'node:assert/strict';
 import { createFetch, idempotencyKey, Policy, Run, toolReasonOf } from '../dist/node.js';
+import { isEventStream } from '../dist/wasm/stoic_wasm.js';
 
 class Scripted extends Error {
   constructor(outcome) {
@@ -64,6 +65,10 @@ export async function runAgentRuns(name, doc) {
       }
       count += 1;
     }
+  }
+  for (const c of doc.event_streams) {
+    assert.equal(isEventStream(c.content_type), c.expected, `${name} event_streams ${JSON.stringify(c.content_type)}`);
+    count += 1;
   }
   for (const c of doc.retries_above) {
     // Through createFetch, as an SDK's request arrives: the event or none.

@@ -95,3 +95,8 @@ def test_retries_above() -> None:
             assert [(e["scope"], e["operation"], e["retries_above"]) for e in events] == [
                 ("api", "chat", case["expected"])
             ]
+
+
+def test_event_streams() -> None:
+    for case in DOC["event_streams"]:
+        assert _stoic.is_event_stream(case["content_type"]) is case["expected"], case
