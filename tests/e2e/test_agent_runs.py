@@ -187,3 +187,44 @@ def test_async_tools_run_the_same_way(naive: NaiveServer) -> None:
 
     result: ToolResult = asyncio.run(run.acall("call_a", create, args={"ref": "z"}))
     assert (result.ok, result.attempts, result.value) == (True, 2, {"ref": "z"})
+
+
+def test_a_tool_that_returns_an_error_response_is_judged_by_its_status(naive: NaiveServer) -> None:
+    run = Run("run-9", **FAST)
+
+    def returns(ref: str) -> httpx.Response:
+        # No raise_for_status(): the tool hands back whatever came.
+        return httpx.post(f"{naive.url}/orders?fault=503", json={"ref": ref}, timeout=2.0)
+
+    result = run.call("c", returns, args={"ref": "r9"}, idempotent=True)
+    assert result.ok
+    assert result.value.status_code == 201
+    assert result.attempts == 2
+    with OrdersServer(FaultPlan(), db=":memory:") as server:
+
+        def invalid() -> httpx.Response:
+            return httpx.post(f"{server.url}/orders", json={**VALID[0], "quantity": 0})
+
+        refused = run.call("d", invalid)
+    assert (refused.ok, refused.reason, refused.attempts) == (False, "deterministic", 1)
+    assert refused.observation is not None
+    # The orders server refuses a POST without a key: its words reach the model.
+    assert "HTTP 400 Bad Request" in refused.observation
+    assert "Idempotency-Key" in refused.observation
+
+
+def test_a_response_a_stoic_transport_gave_up_on_is_not_retried_again(tmp_path: Path) -> None:
+    run = Run("run-10", **FAST)
+    with OrdersServer(FaultPlan(outage_requests=100), db=str(tmp_path / "o.sqlite")) as server:
+        with httpx.Client(transport=RetryTransport(max_attempts=2, **FAST)) as client:
+
+            def create() -> httpx.Response:
+                return client.post(f"{server.url}/orders", json=VALID[1])
+
+            result = run.call("c", create, idempotent=True)
+        sent = len(server.store.requests())
+    # One layer retried (the transport's 2 attempts); the run did not repeat them.
+    assert sent == 2
+    assert (result.ok, result.reason, result.attempts) == (False, "exhausted", 2)
+    assert result.observation is not None
+    assert "HTTP 503" in result.observation

@@ -36,6 +36,8 @@ tool call as that layer decided, without more attempts.
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 import json
 from collections.abc import Awaitable, Callable, Mapping
 from contextvars import ContextVar
@@ -49,7 +51,15 @@ from ._errors import RetryError
 from ._executors import async_loop, sync_loop
 from ._run_context import ToolCallContext
 from ._runtime import Settings, wrong_type
-from ._stoic import DEFAULT_RUN_MAX_RETRIES, Call, Policy, RunQuota, idempotency_key, tool_reason
+from ._stoic import (
+    DEFAULT_RUN_MAX_RETRIES,
+    Call,
+    Policy,
+    RunQuota,
+    idempotency_key,
+    tool_reason,
+    wants_excerpt,
+)
 from .testing import runtime
 
 __all__ = ["Run", "ToolResult", "current_key"]
@@ -99,18 +109,66 @@ class _Settled(Exception):
         self.error = error
 
 
-def _inner_decision(exc: BaseException) -> Mapping[str, Any] | None:
-    """The give-up of a stoic layer inside the tool, if ``exc`` carries one:
-    a ``RetryError``, or an HTTP error whose response a stoic transport
-    returned after giving up (``response.extensions["stoic"]``)."""
-    if isinstance(exc, RetryError):
-        return exc.decision
-    response = getattr(exc, "response", None)
+def _inner_decision(failure: object) -> Mapping[str, Any] | None:
+    """The give-up of a stoic layer inside the tool, if ``failure`` carries
+    one: a ``RetryError``, a response a stoic transport returned after
+    giving up (``response.extensions["stoic"]``), or an HTTP error raised
+    from such a response."""
+    if isinstance(failure, RetryError):
+        return failure.decision
+    response = getattr(failure, "response", failure)
     extensions = getattr(response, "extensions", None)
     decision = extensions.get("stoic") if isinstance(extensions, Mapping) else None
     if isinstance(decision, Mapping) and decision.get("kind") == "give_up":
         return decision
     return None
+
+
+def _returned_status(value: Any) -> int | None:
+    """The status of an HTTP response a tool returned instead of raising
+    (httpx, httpx2 and requests' ``status_code``, aiohttp's ``status``)."""
+    for name in ("status_code", "status"):
+        status = getattr(value, name, None)
+        if isinstance(status, int) and not isinstance(status, bool) and 100 <= status <= 599:
+            return status
+    return None
+
+
+def _judge_returned(call: Call, clock: Clock, settings: Settings, value: Any) -> float | None:
+    """A tool's returned value: an HTTP response is judged by its status
+    (a 503 the tool returned is retried like one it raised), a response a
+    stoic transport inside already gave up on ends the call as it decided,
+    and anything else is a success. The delay, or None when it is over."""
+    now = clock.monotonic()
+    if _inner_decision(value) is not None:
+        call.on_raised(now, "deterministic", "a stoic layer inside already retried it")
+        return None
+    status = _returned_status(value)
+    if status is None:
+        call.on_success(now)
+        return None
+    headers: Any = getattr(value, "headers", None)
+    pairs = (
+        list(headers.items())
+        if headers is not None and settings.policy.reads_hints(status)
+        else None
+    )
+    return call.on_status(
+        now, status, pairs, detail=_body_text(value, status), wall_now=clock.wall()
+    )
+
+
+def _body_text(response: Any, status: int) -> str | None:
+    """The body of an error response a tool returned, for the observation,
+    when it is already text (httpx's and requests' ``.text``; a streamed or
+    aiohttp body is not read here)."""
+    if not wants_excerpt(status):
+        return None
+    try:
+        text = getattr(response, "text", None)
+    except Exception:  # a streamed body not read yet
+        return None
+    return text if isinstance(text, str) else None
 
 
 def _settled_first(user: Classifier | None) -> Classifier:
@@ -313,6 +371,7 @@ class Run:
             reraise=True,
             clock=self._clock,
             caller="Run.call",
+            judge=_judge_returned,
             started=started,
         )
         if len(self._settings) < 256:
@@ -362,10 +421,29 @@ class Run:
 
 
 def _succeeded(value: Any, key: str) -> ToolResult:
-    """The result of a tool call whose tool returned ``value``."""
+    """The result of a tool call whose tool returned ``value``: a value, or,
+    when the engine judged a returned response a failure, the observation
+    (the response is closed: the model gets the words, not the object)."""
     call = _started_call.get()
-    # Under set_active(False) no engine call was started: one attempt.
-    return ToolResult(ok=True, value=value, key=key, attempts=call.attempts if call else 1)
+    if call is None:  # set_active(False): no engine call, one attempt
+        return ToolResult(ok=True, value=value, key=key, attempts=1)
+    if call.succeeded:
+        return ToolResult(ok=True, value=value, key=key, attempts=call.attempts)
+    inner = _inner_decision(value)
+    decision = inner if inner is not None else (call.decision or {})
+    close = getattr(value, "close", None)
+    if callable(close) and not inspect.iscoroutinefunction(close):
+        # An async client's response may refuse a sync close: then its
+        # client's own cleanup releases it.
+        with contextlib.suppress(Exception):
+            close()
+    return ToolResult(
+        ok=False,
+        observation=str(decision.get("observation") or ""),
+        reason=tool_reason(str(decision.get("reason") or "")),
+        key=key,
+        attempts=int(decision.get("attempts") or call.attempts),
+    )
 
 
 def _unwrapping(fn: Callable[..., Any]) -> Callable[..., Any]:
