@@ -45,6 +45,7 @@ interface Coded {
   cause?: unknown;
   status?: unknown;
   statusCode?: unknown;
+  headers?: unknown;
   response?: { status?: unknown; headers?: unknown } | null;
 }
 
@@ -64,18 +65,22 @@ function httpStatus(value: unknown): number | undefined {
   return typeof value === 'number' && Number.isInteger(value) && value >= 100 && value <= 999 ? value : undefined;
 }
 
-/** Headers as fetch's `Headers`, or a plain object (axios, got): whatever the error carries. */
+/**
+ * Headers as fetch's `Headers`, or copied from what else an error carries:
+ * a `Map` or another iterable of pairs (another realm's `Headers`, axios'
+ * `AxiosHeaders`), or a plain object (got); a value may be a string, a
+ * number or an array of them (a repeated header).
+ */
 function headersOf(value: unknown): Headers | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
-  if (typeof (value as Headers).get === 'function' && typeof (value as Headers).forEach === 'function') {
-    return value as Headers;
-  }
+  if (value instanceof Headers) return value;
   const headers = new Headers();
   try {
-    for (const [name, v] of Object.entries(value as Record<string, unknown>)) {
-      if (typeof v === 'string') headers.append(name, v);
-      else if (typeof v === 'number') headers.append(name, String(v));
-      else if (Array.isArray(v)) for (const item of v) if (typeof item === 'string') headers.append(name, item);
+    const entries = Symbol.iterator in value ? (value as Iterable<[string, unknown]>) : Object.entries(value);
+    for (const [name, v] of entries) {
+      for (const item of Array.isArray(v) ? (v as unknown[]) : [v]) {
+        if (typeof item === 'string' || typeof item === 'number') headers.append(name, String(item));
+      }
     }
   } catch {
     // A header name or value a Headers object refuses: the status still counts.
@@ -84,18 +89,26 @@ function headersOf(value: unknown): Headers | undefined {
 }
 
 /**
- * The HTTP status an error carries, the way the ecosystem's clients attach
- * it: `error.response.status` (ky's `HTTPError`, axios), `error.status`
- * (ky, fetch wrappers, SDKs), `error.statusCode` (got, Node SDKs).
+ * The HTTP answer an error carries, the way the ecosystem's clients attach
+ * it: `error.response.status` with `error.response.headers` (ky's
+ * `HTTPError`, axios), or `error.status` / `error.statusCode` with
+ * `error.headers` (the OpenAI and Anthropic SDKs' `APIError`, fetch
+ * wrappers, got, Node SDKs). The headers make it the answer it was: a 429's
+ * `Retry-After` or `retry-after-ms` is the wait, `x-should-retry: false` a
+ * refusal.
  */
 function statusOutcome(error: unknown): Outcome | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const coded = error as Coded;
   const response = typeof coded.response === 'object' && coded.response !== null ? coded.response : undefined;
-  const status = httpStatus(response?.status) ?? httpStatus(coded.status) ?? httpStatus(coded.statusCode);
+  const fromResponse = httpStatus(response?.status);
+  const status = fromResponse ?? httpStatus(coded.status) ?? httpStatus(coded.statusCode);
   if (status === undefined) return undefined;
+  // The headers of the answer whose status this is: the response's, or
+  // (a status on the error itself) the error's own, else the response's.
+  const headers = fromResponse !== undefined ? response?.headers : (coded.headers ?? response?.headers);
   // No detail: the error's message is the client's words, not the server's body.
-  return { kind: 'status', status, headers: headersOf(response?.headers) };
+  return { kind: 'status', status, headers: headersOf(headers) };
 }
 
 function message(error: unknown): string {
@@ -116,8 +129,9 @@ function message(error: unknown): string {
  *   core's table);
  * - `TimeoutError` (`AbortSignal.timeout`, an attempt timeout) -> `read_timeout`;
  * - fetch's network `TypeError` -> `unknown` (may have been sent);
- * - an HTTP status on the error (ky, axios, got, SDK errors) -> that status,
- *   with the response's headers, so `Retry-After` counts;
+ * - an HTTP status on the error (ky, axios, got, the model SDKs' `APIError`)
+ *   -> that status, with the headers it carries (the response's, or the
+ *   error's own `headers`), so `Retry-After` and `retry-after-ms` count;
  * - anything else (a bug, an `AbortError`) -> an error of the core's
  *   unknown-error class (deterministic: it does not heal by waiting).
  */

@@ -18,7 +18,7 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const CEILING = 91_300;
+const CEILING = 93_400;
 const GOAL = 40_000;
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;

@@ -10,12 +10,19 @@ What is asserted is what the **server** counted, against stoic's attempts.
 Neither SDK sends an idempotency key on these calls (``x-stainless-retry-count``
 is all they add per attempt): stoic's automatic ``Idempotency-Key`` is the
 one key of a call, and a key the caller sets (``extra_headers=``) is kept.
+
+Around the SDK instead (``@stoic.retry`` on a function that makes the SDK
+call, the SDK's retries off): its errors are read as what they stand for,
+an ``APIStatusError`` as the HTTP answer it carries (status and headers), an
+``APIConnectionError`` or ``APITimeoutError`` by the httpx2 error it wraps.
 """
 
 from __future__ import annotations
 
 import asyncio
 import itertools
+import socket
+from collections.abc import Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -28,6 +35,7 @@ import pytest
 import stoic
 import stoic.httpx2
 from server import DROP
+from stoic._classify import classify_exception
 
 MESSAGES = [{"role": "user", "content": "hi"}]
 
@@ -265,3 +273,138 @@ def test_retries_multiply_unless_the_sdk_s_are_off(
     recipe, error = count("recipe", http_client=stoic_client(), max_retries=0)
     assert recipe == 5
     assert isinstance(error, sdk.module.InternalServerError)
+
+
+# ---------------------------------------------------------------- @stoic.retry around an SDK call
+
+
+def around(sdk: Sdk, client: Any, heard: list[stoic.RetryInfo], **options: Any) -> Any:
+    """One SDK call under ``@stoic.retry`` (a private policy, no breaker),
+    each retry's decision told to ``heard``."""
+
+    @stoic.retry(breaker=None, on_retry=heard.append, **options)
+    def ask() -> Any:
+        return sdk.ask(client)
+
+    return ask()
+
+
+@pytest.mark.parametrize(
+    ("header", "value", "wait", "source"),
+    [("retry-after-ms", "30", 0.03, "retry_after_ms"), ("Retry-After", "2", 2.0, "retry_after")],
+)
+def test_stoic_retry_reads_the_sdk_s_429_as_status_429_with_its_wait(
+    sdk: Sdk,
+    header: str,
+    value: str,
+    wait: float,
+    source: str,
+    server: Any,
+    token: str,
+    clock: stoic.VirtualClock,
+) -> None:
+    root = server.script(token, [(429, {header: value})])
+    heard: list[stoic.RetryInfo] = []
+    with sdk.client(root, max_retries=0) as client:
+        around(sdk, client, heard)
+    [retried] = heard
+    assert isinstance(retried.exception, sdk.module.RateLimitError)
+    assert retried.decision["matched"] == "status_429"
+    assert retried.decision["source"] == source
+    assert retried.decision["delay"] == wait
+    assert clock.sleeps == [wait]
+    assert len(server.seen[token]) == 2
+
+
+def test_stoic_retry_does_not_retry_the_sdk_s_404(
+    sdk: Sdk, server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    root = server.script(token, [(404, {})])
+    heard: list[stoic.RetryInfo] = []
+    with sdk.client(root, max_retries=0) as client, pytest.raises(sdk.module.NotFoundError) as info:
+        around(sdk, client, heard)
+    assert heard == []
+    assert clock.sleeps == []
+    assert len(server.seen[token]) == 1
+    assert any("not transient" in note for note in getattr(info.value, "__notes__", []))
+
+
+def test_stoic_retry_obeys_x_should_retry_false_on_the_sdk_s_503(
+    sdk: Sdk, server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    # A plain 503 is retried to the end; one the server refuses is sent once.
+    root = server.script(token, storm())
+    with sdk.client(root, max_retries=0) as client, pytest.raises(stoic.RetryError) as info:
+        around(sdk, client, [], max_attempts=3)
+    assert info.value.reason == "attempts_exhausted"
+    assert len(server.seen[token]) == 3
+    refused = f"{token}-refused"
+    root = server.script(refused, itertools.repeat((503, {"x-should-retry": "false"})))
+    with sdk.client(root, max_retries=0) as client, pytest.raises(stoic.RetryError) as info:
+        around(sdk, client, [], max_attempts=3)
+    assert info.value.reason == "server_refused_retry"
+    assert isinstance(info.value.__cause__, sdk.module.InternalServerError)
+    assert len(server.seen[refused]) == 1
+
+
+def test_stoic_retry_keeps_its_classify_first(
+    sdk: Sdk, server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    root = server.script(token, [(429, {"retry-after-ms": "30"})])
+    heard: list[stoic.RetryInfo] = []
+    with sdk.client(root, max_retries=0) as client, pytest.raises(sdk.module.RateLimitError):
+        around(sdk, client, heard, classify=lambda e: "deterministic")
+    assert heard == []
+    assert len(server.seen[token]) == 1
+
+
+def test_stoic_retry_reads_the_sdk_s_connection_error_by_what_it_wraps(
+    sdk: Sdk, server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    # The connection dropped once the request was read: the SDK raises its
+    # APIConnectionError from httpx2's error, which says the request was sent.
+    root = server.script(token, [DROP])
+    heard: list[stoic.RetryInfo] = []
+    with sdk.client(root, max_retries=0) as client:
+        around(sdk, client, heard)
+    [retried] = heard
+    assert type(retried.exception) is sdk.module.APIConnectionError
+    assert isinstance(retried.exception.__cause__, httpx2.TransportError)
+    assert retried.decision["matched"] == "network_reset_after_send"
+    assert len(server.seen[token]) == 2
+
+
+@pytest.fixture
+def silent_root() -> Iterator[str]:
+    """An API root whose server takes connections and never answers."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(8)
+        host, port = listener.getsockname()[:2]
+        yield f"http://{host}:{port}"
+
+
+def test_stoic_retry_reads_the_sdk_s_timeout_as_a_read_timeout(
+    sdk: Sdk, silent_root: str, clock: stoic.VirtualClock
+) -> None:
+    heard: list[stoic.RetryInfo] = []
+    with (
+        sdk.client(silent_root, max_retries=0, timeout=0.05) as client,
+        pytest.raises(stoic.RetryError) as info,
+    ):
+        around(sdk, client, heard, max_attempts=2)
+    error = info.value.__cause__
+    assert isinstance(error, sdk.module.APITimeoutError)
+    assert isinstance(error.__cause__, httpx2.ReadTimeout)
+    assert classify_exception(error, (), None) == ("network", "read_timeout", None)
+    assert [r.decision["matched"] for r in heard] == ["network_read_timeout"]
+    assert info.value.reason == "attempts_exhausted"
+
+
+def test_an_sdk_error_that_read_a_success_is_not_that_success() -> None:
+    # openai's APIResponseValidationError carries the 200 it could not read:
+    # the caller's own error, not an answer to retry or to count as a success.
+    request = httpx2.Request("POST", "http://127.0.0.1/v1/chat/completions")
+    response = httpx2.Response(200, headers={"retry-after": "1"}, request=request)
+    error = openai.APIResponseValidationError(response=response, body=None)
+    assert classify_exception(error, (), None)[0] == "raised"

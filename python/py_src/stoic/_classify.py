@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import itertools
 import socket
 import sys
 from collections.abc import Callable, Iterable, Iterator
@@ -159,6 +160,45 @@ def _http_errors(exc: BaseException) -> Outcome | None:
     return None
 
 
+def _header_items(headers: object) -> list[tuple[Any, Any]] | None:
+    """Header pairs from a mapping of headers (httpx's ``Headers``, with its
+    repeated headers; ``requests``' and ``email.message``'s; a dict), or
+    None for anything else."""
+    multi_items = getattr(headers, "multi_items", None)
+    if callable(multi_items):
+        return list(multi_items())
+    items = getattr(headers, "items", None)
+    return list(items()) if callable(items) else None
+
+
+def _carried_status(exc: BaseException) -> Outcome | None:
+    """An exception that carries the HTTP answer it stands for, the way the
+    model SDKs' errors do (openai's and anthropic's ``APIStatusError``:
+    ``status_code`` and ``response``, an httpx2 response): an int
+    ``status_code`` (or ``status``) in 100..599 with headers on
+    ``exc.response.headers`` or ``exc.headers`` is read as that status with
+    those headers, so a 429's ``Retry-After`` or ``retry-after-ms`` is the
+    wait and ``x-should-retry: false`` a refusal. A 2xx is not an answer an
+    exception stands for (openai's ``APIResponseValidationError``: the
+    client could not read a success): it is the caller's own error."""
+    code = getattr(exc, "status_code", None)
+    if code is None:
+        code = getattr(exc, "status", None)
+    if not isinstance(code, int) or isinstance(code, bool):
+        return None
+    if not 100 <= code <= 599 or 200 <= code <= 299:
+        return None
+    try:
+        items = _header_items(getattr(getattr(exc, "response", None), "headers", None))
+        if items is None:
+            items = _header_items(getattr(exc, "headers", None))
+    except Exception:  # an attribute of someone else's exception that fails to read
+        return None
+    if items is None:
+        return None
+    return ("status", code, items)
+
+
 def _requests(exc: BaseException) -> Outcome | None:
     requests = sys.modules.get("requests")
     if requests is None or not isinstance(exc, requests.RequestException):
@@ -266,15 +306,33 @@ def classify_exception(
         if len(_BUILTIN_CACHE) < 512:
             _BUILTIN_CACHE[cache_key] = found
         return found
-    for mapper in (_httpx, _requests, _http_errors):
+    for mapper in (_httpx, _requests, _http_errors, _carried_status):
         found = mapper(exc)
         if found is not None:
             return found
-    for inner in _chain(exc):
-        found = _builtin(inner)
+    # What it wraps: the model SDKs' ``APIConnectionError`` and
+    # ``APITimeoutError`` are raised from the httpx2 error, which says what
+    # happened (a connect timeout, a read timeout, a reset). Only a network
+    # failure counts from inside: a status wrapped by the caller's own
+    # exception is the caller's to classify.
+    for inner in itertools.islice(_chain(exc), 1, None):
+        found = _wrapped(inner)
         if found is not None:
             return found
     return ("raised", UNKNOWN_CLASS, None)
+
+
+def _wrapped(inner: BaseException) -> Outcome | None:
+    """A network failure ``inner`` stands for, read by the built-in types
+    and the network libraries' own errors."""
+    found = _builtin(inner)
+    if found is not None:
+        return found
+    for mapper in (_httpx, _requests, _aiohttp):
+        found = mapper(inner)
+        if found is not None and found[0] == "network":
+            return found
+    return None
 
 
 def classify_result(verdict: object, result: object) -> Outcome | None:
