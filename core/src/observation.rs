@@ -261,9 +261,9 @@ pub fn describe(observed: Observed<'_>) -> String {
                 network_meaning(NetworkErrorKind::Unknown)
             )
         }
-        Observed::Network(kind) => {
-            format!("network error {} ({})", kind.code(), network_meaning(kind))
-        }
+        // The kind's code is in the decision (`matched`); the text says
+        // what it means, for whoever reads it.
+        Observed::Network(kind) => format!("network error ({})", network_meaning(kind)),
         Observed::Rejected { message, .. } => match message {
             Some(m) if !m.trim().is_empty() => {
                 format!(
@@ -288,7 +288,7 @@ pub fn describe(observed: Observed<'_>) -> String {
 pub fn deterministic(observed: Observed<'_>, excerpt: Option<&str>, max_chars: usize) -> String {
     let mut text = describe(observed);
     text.push_str(match observed {
-        Observed::Raised { .. } => ". It came from the caller's own code, not from a server, and was not retried: an error like this does not heal by waiting. Fix its cause, or classify it as transient if it is one.",
+        Observed::Raised { .. } => ". It did not come from a server, and it was not retried: an error like this does not clear by waiting, so the same call would fail the same way. Change the arguments or take another approach.",
         _ => ". This is not transient: sending the same request again will fail the same way, so it was not retried. Change the request (its arguments, target or credentials) instead.",
     });
     push_excerpt(&mut text, Some(observed), excerpt, max_chars);
@@ -304,7 +304,7 @@ pub fn ambiguous_not_retried(
     max_chars: usize,
 ) -> String {
     let mut text = describe(observed);
-    text.push_str(". The request may already have been applied, and it is neither idempotent nor protected by an idempotency key, so it was not repeated. Check whether it took effect before sending it again; to let it be retried, send an idempotency key the server is known to honour, or mark the operation idempotent.");
+    text.push_str(". The request may already have been applied, and repeating it is not known to be safe (it is not idempotent, and no idempotency key the server is known to honour protects it), so it was not repeated. Check whether it took effect before sending it again.");
     push_excerpt(&mut text, Some(observed), excerpt, max_chars);
     text
 }

@@ -32,8 +32,9 @@
  */
 import type { Attempt } from './attempt.js';
 import { idempotencyKey } from './canonical.js';
-import { RetryError } from './errors.js';
-import { callable, checkedOptions, flag, invalidValue, optionalSignal, optionSpec, text, wellFormed } from './guard.js';
+import { InputError, inputError, RetryError } from './errors.js';
+import { callable, checkedOptions, flag, invalidValue, optionalSignal, optionSpec, shown, text, wellFormed } from './guard.js';
+import { givenUp } from './loop.js';
 import { Policy, type PolicyOptions } from './policy.js';
 import { retryIn, type RetryOptions } from './retry.js';
 import { inToolCall, type ToolCallContext } from './run-context.js';
@@ -88,8 +89,8 @@ export interface RunOptions {
   maxRetries?: number;
   /** Whether the servers the tools write to honour the key (default false). */
   serverDeduplicates?: boolean;
-  /** Errors that are bugs in the tool: they reject instead of becoming an observation. */
-  bugs?: (error: unknown) => boolean;
+  /** Errors that are bugs in the tool: they reject instead of becoming an observation (a predicate, or an `Error` class). */
+  bugs?: ((error: unknown) => boolean) | (abstract new (...args: never[]) => Error);
   /** Maps a tool's error to an outcome, as `retry()`'s `classify` does. */
   classify?: RetryOptions<unknown>['classify'];
   /** Each tool call's attempts, in place of the policy's. */
@@ -141,9 +142,44 @@ export function toolReasonOf(stopReason: string): ToolReason | undefined {
   return toolReason(text(stopReason, 'stopReason')) as ToolReason | undefined;
 }
 
-/** A failure a stoic layer inside the tool already retried and ended. */
-function innerGiveUp(error: unknown): GiveUp | undefined {
-  return error instanceof RetryError ? error.decision : undefined;
+/**
+ * The error of a stoic layer inside the tool that already retried and
+ * ended the request: a `RetryError`, or one an SDK wrapped (`cause`).
+ */
+function innerError(error: unknown): RetryError | undefined {
+  const seen = new Set<unknown>();
+  while (typeof error === 'object' && error !== null && !seen.has(error)) {
+    if (error instanceof RetryError) return error;
+    // An SDK's error built from a response createFetch gave up on and returned.
+    const { response, headers } = error as { response?: object; headers?: object };
+    const decision = (response && givenUp.get(response)) ?? (headers && givenUp.get(headers));
+    if (decision !== undefined) return new RetryError(decision, error, response as Response | undefined);
+    seen.add(error);
+    error = (error as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+/** Whether `error` is a bug by the run's `bugs`: a predicate, or an `Error` class. */
+function isBug(bugs: RunOptions['bugs'], error: unknown): boolean {
+  if (bugs === undefined) return false;
+  if (bugs === Error || bugs.prototype instanceof Error) return error instanceof (bugs as unknown as typeof Error);
+  return (bugs as (error: unknown) => boolean)(error) === true;
+}
+
+/** A model's tool arguments that could not be read: the call's reason to fail. */
+class InvalidToolArguments extends Error {
+  override readonly name = 'InvalidToolArguments';
+}
+
+/** The key of `(runId, step, args)`, a core error naming the caller's `field`. */
+function keyOf(runId: string, step: string, args: unknown, field: string): string {
+  try {
+    return idempotencyKey(runId, step, args);
+  } catch (error) {
+    if (error instanceof InputError && !error.field) throw inputError(error.code, error.message, field);
+    throw error;
+  }
 }
 
 /** One agent run: its id, its policy and its retry quota. */
@@ -156,10 +192,10 @@ export class Run {
   constructor(runId: string, options: RunOptions = {}) {
     checkedOptions(options, RUN_OPTIONS, 'new Run(runId, options)');
     // The key rule is the core's: an empty run id fails here, before any tool runs.
-    idempotencyKey(wellFormed(runId, 'runId'), 'step', {});
+    keyOf(wellFormed(runId, 'runId'), 'step', {}, 'runId');
     const maxRetries = options.maxRetries ?? defaultRunMaxRetries();
     if (!Number.isSafeInteger(maxRetries) || maxRetries < 0 || maxRetries > 0xffff_ffff) {
-      throw invalidValue(`maxRetries must be a whole number >= 0, not ${String(maxRetries)}`, 'maxRetries');
+      throw invalidValue(`maxRetries must be a whole number >= 0, not ${shown(maxRetries)}`, 'maxRetries');
     }
     if (options.policy !== undefined && !(options.policy instanceof Policy)) {
       throw invalidValue('policy must be a stoic Policy', 'policy');
@@ -193,13 +229,21 @@ export class Run {
     checkedOptions(options, CALL_OPTIONS, 'run.call(step, fn, options)');
     callable(fn, 'fn');
     const args = options.args === undefined ? {} : options.args;
-    const key = idempotencyKey(this.runId, wellFormed(step, 'step'), args);
+    if (typeof args !== 'string' && (typeof args !== 'object' || args === null || Array.isArray(args))) {
+      throw invalidValue(`args must be an object or a model's JSON text of one, not ${shown(args)}`, 'args');
+    }
+    const key = keyOf(this.runId, wellFormed(step, 'step'), args, step === '' ? 'step' : 'args');
+    // A model's malformed arguments are not the caller's bug: the call
+    // fails with them as its reason (the tool does not run), for the model to correct.
     const parsed = typeof args === 'string' ? parseArguments(args) : args;
     const dedupe = options.serverDeduplicates ?? this.#options.serverDeduplicates ?? false;
-    const context: ToolCallContext = { key, serverDeduplicates: dedupe, quota: this.#quota };
+    const idempotent = options.idempotent ?? false;
+    const context: ToolCallContext = { key, serverDeduplicates: dedupe, idempotent, quota: this.#quota, writes: 0 };
     let attempts = 0;
     const tool = (attempt: Attempt): T | PromiseLike<T> => {
       attempts = attempt.attempt;
+      context.writes = 0; // each attempt's n-th write gets the n-th key again
+      if (parsed instanceof InvalidToolArguments) throw parsed;
       const call: ToolCall = {
         key,
         args: parsed,
@@ -215,7 +259,7 @@ export class Run {
     const retryOptions: RetryOptions<Awaited<T>> = {
       policy: this.policy,
       operation: options.tool ?? (fn.name || 'tool'),
-      idempotent: options.idempotent ?? false,
+      idempotent,
       // The engine hears of the key only when the servers honour it: then
       // an ambiguous failure is safe to repeat.
       idempotencyKey: dedupe ? key : undefined,
@@ -226,7 +270,7 @@ export class Run {
       now: this.#options.now,
       // A failure a stoic layer inside already retried is final here.
       classify: (error) =>
-        innerGiveUp(error) !== undefined ? { class: 'deterministic' } : this.#options.classify?.(error),
+        innerError(error) !== undefined ? { class: 'deterministic' } : this.#options.classify?.(error),
     };
     try {
       const value = await inToolCall(context, () => retryIn(this.#quota, tool, retryOptions));
@@ -234,22 +278,27 @@ export class Run {
     } catch (error) {
       if (options.signal?.aborted && error === options.signal.reason) throw error;
       if (!(error instanceof RetryError)) throw error; // a set-up error, a hook's: not the tool's
-      const inner = innerGiveUp(error.cause);
-      const decision = inner ?? error.decision;
-      const cause = inner !== undefined ? (error.cause as RetryError).cause : error.cause;
-      if (this.#options.bugs?.(cause) === true) throw cause;
+      const inner = innerError(error.cause);
+      const decision = inner?.decision ?? error.decision;
+      const cause = (inner ?? error).cause ?? inner ?? error;
+      if (isBug(this.#options.bugs, cause)) throw cause;
       return result<Awaited<T>>(false, undefined, decision, key, decision.attempts, cause, (this.#options.now ?? this.policy.now)());
     }
   }
 }
 
-/** A model's JSON text of a tool's arguments, parsed (the key already proved it is JSON). */
+/** A model's JSON text of a tool's arguments, parsed, or why it cannot be. */
 function parseArguments(text: string): unknown {
+  let parsed: unknown;
   try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    throw invalidValue('args is text that is not JSON', 'args');
+    parsed = JSON.parse(text) as unknown;
+  } catch (error) {
+    return new InvalidToolArguments(`the tool's arguments are not valid JSON (${(error as Error).message})`);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    return new InvalidToolArguments(`the tool's arguments must be a JSON object, not ${Array.isArray(parsed) ? 'an array' : String(parsed)}`);
+  }
+  return parsed;
 }
 
 function result<T>(
@@ -269,7 +318,7 @@ function result<T>(
     reason: decision === undefined ? undefined : toolReasonOf(decision.reason),
     key,
     attempts,
-    retryAfterMs: typeof retryAt === 'number' && now !== undefined ? Math.max(0, retryAt - now) : undefined,
+    retryAfterMs: typeof retryAt === 'number' && now !== undefined ? Math.max(0, Math.ceil(retryAt - now)) : undefined,
     error,
   };
 }

@@ -37,7 +37,7 @@ import {
 } from './guard.js';
 import { type GiveUpInfo, type RetryInfo, runCall, type Steps } from './loop.js';
 import { type Policy, policyOption, startNamed } from './policy.js';
-import { currentToolCall } from './run-context.js';
+import { currentToolCall, nextWriteKey } from './run-context.js';
 
 /** The header a model SDK marks its own retries with (the core's host rule), read once the module is loaded. */
 let nestedHeader: string | undefined;
@@ -263,7 +263,9 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     const toolCall = currentToolCall();
     const deduplicates = serverDeduplicates || (toolCall?.serverDeduplicates ?? false);
     const plan = planOf(method, url.host, url.pathname, key, deduplicates, keys);
-    if (plan.autoKey) key = toolCall?.key ?? randomKey(undefined);
+    if (plan.autoKey) key = toolCall === undefined ? randomKey(undefined) : nextWriteKey(toolCall);
+    // A tool call its caller declared safe to repeat makes its writes safe to repeat.
+    const safeToRepeat = plan.safeToRepeat || (toolCall?.idempotent ?? false);
     if (key !== undefined && !headers.has(keyHeader)) headers.set(keyHeader, keyHeaderValue(key, keyForm));
 
     // A stream body can be sent once; buffer it so every attempt sends the same bytes.
@@ -283,7 +285,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         t,
         operation ?? plan.operation,
         scope ?? options.scope?.(url) ?? plan.scope,
-        plan.safeToRepeat,
+        safeToRepeat,
         plan.trustKey ? key : undefined,
         switches.attempts === undefined ? undefined : { maxAttempts: switches.attempts },
       );

@@ -75,6 +75,14 @@ export function isResponse(value: unknown): value is Response {
   return typeof (value as Response).status === 'number' && typeof (value as Response).headers?.get === 'function';
 }
 
+/**
+ * Responses stoic gave up on and returned (`returnFailedResponses`), and
+ * their headers (an SDK's error keeps them), with the decision: a layer
+ * above (an agent `Run`) reads them as already retried, so exactly one
+ * layer retries.
+ */
+export const givenUp = new WeakMap<object, GiveUp>();
+
 export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V> {
   return typeof (value as PromiseLike<V> | null)?.then === 'function';
 }
@@ -173,7 +181,10 @@ export async function runCall<V>(
         const stop = await giveUp(decision as GiveUp, attempt, error, response, options);
         // The last attempt's own response, read inside it: the caller's
         // client judges its status (axios, ky with throwHttpErrors).
-        if (options.returnFailedResponses === true && response !== undefined) return value as V;
+        if (options.returnFailedResponses === true && response !== undefined) {
+          givenUp.set(response, decision as GiveUp).set(response.headers, decision as GiveUp);
+          return value as V;
+        }
         throw stop;
       }
       const delay = plan.delayMs;

@@ -20,6 +20,21 @@ export interface ToolCallContext {
   readonly serverDeduplicates: boolean;
   /** The run's retry quota, which every stoic call inside joins. */
   readonly quota: CoreRunQuota;
+  /** Whether the caller declared the tool call safe to repeat: its writes are then safe to repeat too. */
+  readonly idempotent: boolean;
+  /** The writes made so far in the current attempt (reset by each attempt). */
+  writes: number;
+}
+
+/**
+ * The key of the next write of the current attempt: the call's key for the
+ * first, then `{key}:2`, `{key}:3`: two writes of one tool call are two
+ * operations, and a server that honours keys must not take the second for a
+ * repeat of the first.
+ */
+export function nextWriteKey(context: ToolCallContext): string {
+  context.writes += 1;
+  return context.writes === 1 ? context.key : `${context.key}:${context.writes}`;
 }
 
 /** The part of `AsyncLocalStorage` used here. */

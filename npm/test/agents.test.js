@@ -21,6 +21,9 @@ before(async () => {
     '/lost-ack-dedup': ['reset', { status: 201, body: '{"replayed":true}' }],
     '/invalid': [{ status: 422, body: '{"error":"quantity must be positive","api_key":"sk-proj-abcdefghijklmnopqrstuvwxyz012345"}' }],
     '/refused': [{ status: 503, headers: { 'x-should-retry': 'false' }, body: 'overloaded' }],
+    '/order': [{ status: 201, body: '{"order":1}' }],
+    '/payment-2': [{ status: 201, body: '{"payment":1}' }],
+    '/lost-ack-idempotent': ['reset', { status: 200, body: '{"set":true}' }],
   });
 });
 
@@ -123,15 +126,25 @@ test('bugs reject when named; otherwise the model hears of them once', async () 
 test('bad input: a clear typed error before anything runs', async () => {
   let ran = 0;
   const tool = () => ++ran;
-  assert.throws(() => new Run(''), (e) => e instanceof InputError && e.code === 'empty');
+  assert.throws(() => new Run(''), (e) => e instanceof InputError && e.code === 'empty' && e.field === 'runId');
   assert.throws(() => new Run('r', { maxRetries: -1 }), /maxRetries/);
+  assert.throws(() => new Run('r', { maxRetries: '3' }), /not "3"/);
   assert.throws(() => new Run('r', { retries: 3 }), /retries/);
   const r = run('run-8');
-  await assert.rejects(r.call('', tool), (e) => e instanceof InputError && e.code === 'empty');
+  await assert.rejects(r.call('', tool), (e) => e instanceof InputError && e.code === 'empty' && e.field === 'step');
   const cyclic = {};
   cyclic.self = cyclic;
-  await assert.rejects(r.call('c', tool, { args: cyclic }), (e) => e instanceof InputError && e.code === 'cyclic');
+  await assert.rejects(r.call('c', tool, { args: cyclic }), (e) => e instanceof InputError && e.code === 'cyclic' && e.field === 'args');
   await assert.rejects(r.call('c', 'not a function'), /fn/);
+  await assert.rejects(r.call('c', tool, { args: [1, 2] }), /args must be an object/);
+  assert.equal(ran, 0);
+  // A model's malformed arguments are answered (the tool does not run), not thrown.
+  for (const text of ['{"sku": "tea", "quantity": 2', '', '[1, 2]', 'null']) {
+    const answered = await r.call('c', tool, { args: text });
+    assert.deepEqual([answered.ok, answered.reason, answered.attempts], [false, 'deterministic', 1], text);
+    assert.match(answered.observation, /the tool's arguments/);
+    assert.match(answered.observation, /Change the arguments/);
+  }
   assert.equal(ran, 0);
   // A model's arguments as JSON text key as the object.
   const asText = await r.call('c', tool, { args: '{"a": 1}' });
@@ -144,4 +157,69 @@ test('the tool function receives the key', async () => {
   const seen = [];
   const result = await run('run-9').call('c', (call) => seen.push(call.key), { args: { x: 1 } });
   assert.deepEqual(seen, [result.key]);
+});
+
+test("two writes in one tool call get two keys, the same again when the tool is retried", async () => {
+  const fetch = createFetch({ policy: new Policy({ seed: 1, ...FAST }), sleep });
+  let tries = 0;
+  const tool = async () => {
+    const order = await post(fetch, '/order', {});
+    const payment = await post(fetch, '/payment-2', {});
+    // Something after both writes fails once: the run retries the whole tool.
+    if (++tries === 1) throw Object.assign(new Error('busy'), { status: 503 });
+    return [order, payment];
+  };
+  const result = await run('run-10').call('c', tool, { serverDeduplicates: true });
+  assert.equal(result.ok, true);
+  assert.equal(result.attempts, 2);
+  const keys = (path) => server.requests.filter((q) => q.path === path).map((q) => q.headers['idempotency-key']);
+  assert.deepEqual(keys('/order'), [result.key, result.key]);
+  assert.deepEqual(keys('/payment-2'), [`${result.key}:2`, `${result.key}:2`]);
+});
+
+test('an idempotent tool call makes its writes repeatable through createFetch', async () => {
+  const fetch = createFetch({ policy: new Policy({ seed: 1, ...FAST }), sleep });
+  const result = await run('run-11').call('c', () => post(fetch, '/lost-ack-idempotent', {}), { idempotent: true });
+  assert.equal(result.ok, true);
+  assert.equal(server.hits('/lost-ack-idempotent'), 2);
+});
+
+test('bugs may be an Error class; a RetryError an SDK wrapped is still the inner layer\'s answer', async () => {
+  await assert.rejects(
+    run('run-12', { bugs: RangeError }).call('c', () => {
+      throw new RangeError('bug');
+    }),
+    RangeError,
+  );
+  const fetch = createFetch({ policy: new Policy({ seed: 1, ...FAST }), sleep });
+  const wrapped = async () => {
+    try {
+      return await post(fetch, '/refused', {});
+    } catch (error) {
+      throw new Error('Connection error.', { cause: error }); // what an SDK does
+    }
+  };
+  const result = await run('run-13').call('c', wrapped, { idempotent: true });
+  assert.equal(result.reason, 'refused');
+  assert.ok(result.error !== undefined);
+});
+
+test("a model SDK's typed error from a response createFetch gave up on is not retried again by the run", async () => {
+  const { default: OpenAI } = await import('openai');
+  const storm = await startServer({ '/v1/chat/completions': [{ status: 503, body: '{"error":{"message":"busy"}}' }] });
+  try {
+    const llm = new OpenAI({
+      baseURL: storm.url('/v1'),
+      apiKey: 'test',
+      maxRetries: 0,
+      fetch: createFetch({ policy: new Policy({ seed: 1, breaker: null, ...FAST }), sleep, returnFailedResponses: true }),
+    });
+    const ask = () => llm.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const result = await run('run-14').call('c', ask, { idempotent: true });
+    assert.equal(storm.hits('/v1/chat/completions'), 5); // createFetch's 5 attempts, not 5 x 5
+    assert.deepEqual([result.ok, result.reason, result.attempts], [false, 'exhausted', 5]);
+    assert.equal(result.error?.status, 503); // the SDK's typed error, for the logs
+  } finally {
+    await storm.close();
+  }
 });

@@ -49,7 +49,7 @@ test('a programming error is not retried and the give-up carries the decision', 
   assert.ok(error.cause instanceof TypeError);
   assert.equal(error.decision.matched, 'raised_deterministic');
   assert.match(error.observation, /a local error was raised: TypeError/);
-  assert.match(error.observation, /caller's own code/);
+  assert.match(error.observation, /did not come from a server, and it was not retried/);
 });
 
 test('attempts run out: attempts_exhausted after maxAttempts', async () => {

@@ -164,16 +164,68 @@ def test_bad_input_is_a_clear_error_before_anything_runs() -> None:
     with pytest.raises(stoic.InputError) as cycle:
         run.call("c", tool, args=cyclic)
     assert cycle.value.code == "cyclic"
+    assert step.value.field == "step"
+    assert empty.value.field == "run_id"
+    assert cycle.value.field == "args"
     with pytest.raises(TypeError, match="args="):
         run.call("c", tool, args=[1, 2])
-    with pytest.raises(TypeError, match="not JSON"):
-        run.call("c", tool, args="{oops")
+    with pytest.raises(TypeError, match=r"await run\.acall"):
+        run.call("c", _async_tool)
+    with pytest.raises(TypeError, match="max_retries"):
+        Run("r", maxRetries=3)
+    with pytest.raises(TypeError, match="bugs="):
+        Run("r", bugs=[KeyError])  # type: ignore[arg-type]
+    # A model's malformed arguments are answered (the tool does not run), not raised.
+    for text in ('{"sku": "tea", "quantity": 2', "", "[1, 2]", "null"):
+        answered = run.call("c", tool, args=text)
+        assert (answered.ok, answered.reason, answered.attempts) == (False, "deterministic", 1)
+        assert answered.observation is not None
+        assert "the tool's arguments" in answered.observation
+        assert "Change the arguments" in answered.observation
     assert sent == []
     # A model's arguments as JSON text: parsed for the tool, keyed as the object.
     as_text = run.call("c", tool, args='{"a": 1}')
     as_object = run.call("c", tool, args={"a": 1})
     assert as_text.key == as_object.key
     assert sent == [1, 1]
+
+
+async def _async_tool() -> int:
+    return 1
+
+
+def test_two_writes_in_one_tool_call_get_two_keys_the_same_on_a_retry(
+    naive: NaiveServer,
+) -> None:
+    run = Run("run-11", **FAST)
+    with httpx.Client(transport=RetryTransport(**FAST)) as client:
+
+        def two_writes() -> Any:
+            first = client.post(f"{naive.url}/orders", json={"ref": "order"})
+            # The second write meets a 503 the first time: the tool is retried.
+            second = client.post(f"{naive.url}/orders?fault=503", json={"ref": "payment"})
+            second.raise_for_status()
+            return [first.json(), second.json()]
+
+        result = run.call("c", two_writes)
+    assert result.ok
+    keys = dict(naive.orders())
+    assert keys["order"] == result.key
+    assert keys["payment"] == f"{result.key}:2"
+
+
+def test_an_idempotent_tool_call_makes_its_writes_repeatable(naive: NaiveServer) -> None:
+    run = Run("run-12", **FAST)
+    with httpx.Client(transport=RetryTransport(**FAST)) as client:
+
+        def put_like() -> Any:
+            response = client.post(f"{naive.url}/orders?fault=lost_ack", json={"ref": "i"})
+            response.raise_for_status()
+            return response.json()
+
+        result = run.call("c", put_like, idempotent=True)
+    assert (result.ok, result.value) == (True, {"ref": "i"})
+    assert [ref for ref, _ in naive.orders()] == ["i", "i"]  # what idempotent=True accepts
 
 
 def test_async_tools_run_the_same_way(naive: NaiveServer) -> None:

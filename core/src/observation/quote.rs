@@ -107,6 +107,11 @@ fn redact(text: &str) -> String {
 }
 
 fn looks_secret(run: &str) -> bool {
+    // A URL's path (`//example.com/docs/errors/422`) is words a reader
+    // can use, not a credential.
+    if run.contains('.') && run.matches('/').count() >= 2 {
+        return false;
+    }
     let mixed =
         run.bytes().any(|b| b.is_ascii_digit()) && run.bytes().any(|b| b.is_ascii_alphabetic());
     let prefixed = SECRET_PREFIXES.iter().any(|p| run.starts_with(p));
@@ -140,6 +145,12 @@ mod tests {
             quoted.contains("invalid key [redacted] for org"),
             "{quoted}"
         );
+        // A link stays (its path has letters and digits, and is no secret).
+        assert!(quote_server_text(
+            "see https://developer.mozilla.org/en-US/docs/Web/HTTP/Status/422",
+            300
+        )
+        .ends_with("/Status/422"));
         // Ordinary words, numbers and short ids stay.
         assert_eq!(
             quote_server_text("sku A-1234 out of stock (order 998877)", 300),

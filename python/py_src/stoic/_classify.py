@@ -346,8 +346,18 @@ def classify_result(verdict: object, result: object) -> Outcome | None:
     raise TypeError(f"validate returned {verdict!r}; expected None, a bool or a Rejected")
 
 
-def exception_detail(exc: BaseException) -> str:
-    """The text observations quote for an exception."""
+def exception_detail(exc: BaseException, outcome: Outcome | None = None) -> str | None:
+    """The text observations quote for an exception. For an HTTP status
+    it is what the server sent: the body of the response the exception
+    carries, when it was read (an observation quotes it as the server's
+    words, so the exception's own message, which the client wrote, is not
+    passed off as them); None without one."""
+    if outcome is not None and outcome[0] == "status":
+        try:
+            body = getattr(getattr(exc, "response", None), "text", None)
+        except Exception:  # a streamed body not read
+            return None
+        return body if isinstance(body, str) and body else None
     text = str(exc)
     name = type(exc).__qualname__
     return f"{name}: {text}" if text else name

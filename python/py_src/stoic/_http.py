@@ -139,8 +139,10 @@ class HttpCalls:
             or (tool_call is not None and tool_call.server_deduplicates),
             auto_keys=self._keys,
         )
+        if tool_call is not None and tool_call.idempotent:
+            safe = True  # the caller declared the whole tool call safe to repeat
         if auto_key:
-            key = tool_call.key if tool_call is not None else random_key()
+            key = tool_call.next_write_key() if tool_call is not None else random_key()
             headers[self._key_header] = key_header_value(key, self._key_form)
         call = self._settings.policy.start(
             clock.monotonic(),

@@ -10,7 +10,7 @@ their own.
 from __future__ import annotations
 
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ._stoic import RunQuota
 
@@ -28,6 +28,21 @@ class ToolCallContext:
     server_deduplicates: bool
     #: The run's retry quota, which every stoic call inside joins.
     quota: RunQuota
+    #: Whether the caller declared the tool call safe to repeat: the writes
+    #: it makes are then safe to repeat too.
+    idempotent: bool = False
+    #: The writes made so far in the current attempt (one slot, reset by
+    #: each attempt), so the n-th write of an attempt gets the n-th key.
+    writes: list[int] = field(default_factory=lambda: [0])
+
+    def next_write_key(self) -> str:
+        """The key of the next write of this attempt: the call's key for
+        the first, then ``{key}:2``, ``{key}:3``: two writes of one tool
+        call are two operations, and a server that honours keys must not
+        take the second for a repeat of the first."""
+        self.writes[0] += 1
+        n = self.writes[0]
+        return self.key if n == 1 else f"{self.key}:{n}"
 
 
 #: The tool call in progress in this context, if any.

@@ -29,7 +29,7 @@ def failed(call: Call, clock: Clock, s: Settings, exc: Exception) -> float | Non
     returns None: re-raise ``exc`` itself (never retryable, or
     ``reraise=True``), with the engine's observation as a note."""
     outcome = classify_exception(exc, s.on, s.classify)
-    delay = report(call, clock, outcome, exception_detail(exc))
+    delay = report(call, clock, outcome, exception_detail(exc, outcome))
     if delay is not None:
         return delay
     if s.records is not None or _records.listening:

@@ -47,10 +47,16 @@ from typing import Any
 from . import _run_context
 from ._classify import Classifier
 from ._clock import Clock
-from ._errors import RetryError
+from ._errors import InputError, RetryError
 from ._executors import async_loop, sync_loop
 from ._run_context import ToolCallContext
-from ._runtime import Settings, wrong_type
+from ._runtime import (
+    OVERRIDABLE,
+    Settings,
+    _engine_keys,
+    _unexpected_keyword,
+    wrong_type,
+)
 from ._stoic import (
     DEFAULT_RUN_MAX_RETRIES,
     Call,
@@ -114,13 +120,18 @@ def _inner_decision(failure: object) -> Mapping[str, Any] | None:
     one: a ``RetryError``, a response a stoic transport returned after
     giving up (``response.extensions["stoic"]``), or an HTTP error raised
     from such a response."""
-    if isinstance(failure, RetryError):
-        return failure.decision
-    response = getattr(failure, "response", failure)
-    extensions = getattr(response, "extensions", None)
-    decision = extensions.get("stoic") if isinstance(extensions, Mapping) else None
-    if isinstance(decision, Mapping) and decision.get("kind") == "give_up":
-        return decision
+    seen: set[int] = set()
+    # An SDK above the transport wraps its RetryError (``raise ... from``).
+    while failure is not None and id(failure) not in seen:
+        seen.add(id(failure))
+        if isinstance(failure, RetryError):
+            return failure.decision
+        response = getattr(failure, "response", failure)
+        extensions = getattr(response, "extensions", None)
+        decision = extensions.get("stoic") if isinstance(extensions, Mapping) else None
+        if isinstance(decision, Mapping) and decision.get("kind") == "give_up":
+            return decision
+        failure = getattr(failure, "__cause__", None)
     return None
 
 
@@ -183,23 +194,46 @@ def _settled_first(user: Classifier | None) -> Classifier:
     return classify
 
 
-def _arguments(args: Any) -> tuple[Any, dict[str, Any]]:
+class InvalidToolArguments(Exception):
+    """A model's arguments that are not a JSON object: the tool call ends
+    with an observation that says so, and the tool does not run."""
+
+
+def _arguments(args: Any) -> tuple[Any, dict[str, Any] | InvalidToolArguments]:
     """The value the key hashes, and the keyword arguments the tool gets: a
     mapping as it is, JSON text of an object (as a model writes tool
-    arguments) parsed, None as no arguments."""
+    arguments) parsed, None as no arguments. Text that is not a JSON object
+    (a model's truncated or malformed arguments) is not the caller's bug:
+    it becomes the reason the call fails, for the model to correct."""
     if args is None:
         return {}, {}
     if isinstance(args, str):
         try:
             parsed = json.loads(args)
         except ValueError as exc:
-            raise TypeError(f"args= is text that is not JSON: {exc}") from None
+            return args, InvalidToolArguments(f"the tool's arguments are not valid JSON ({exc})")
         if not isinstance(parsed, dict):
-            raise TypeError("args= as text must hold a JSON object (the tool's keyword arguments)")
+            return args, InvalidToolArguments(
+                f"the tool's arguments must be a JSON object, not {type(parsed).__name__}"
+            )
         return args, parsed
     if isinstance(args, Mapping):
         return args, dict(args)
     raise wrong_type("args", "a mapping, JSON text of an object, or None", args)
+
+
+def _check_config(config: dict[str, Any], *, shared: bool) -> None:
+    """Refuses a misspelt keyword with the nearest name, before a policy is
+    built: ``Run("r", maxRetries=3)`` says ``max_retries``."""
+    allowed = set(OVERRIDABLE) if shared else set(_engine_keys())
+    for name in config:
+        if name not in allowed:
+            raise _unexpected_keyword("Run", Run.__init__, name)
+
+
+def _named(error: InputError, field: str) -> InputError:
+    """The core's input error, naming the caller's parameter."""
+    return InputError(error.message, error.code, field)
 
 
 class Run:
@@ -221,14 +255,25 @@ class Run:
             raise wrong_type("run_id", "a str", run_id)
         # The key rule is the core's: an empty (or unkeyable) run id fails
         # here, with the core's code, before any tool runs.
-        idempotency_key(run_id, "step", {})
+        try:
+            idempotency_key(run_id, "step", {})
+        except InputError as error:
+            raise _named(error, "run_id") from None
         if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
             raise TypeError(f"max_retries= must be a whole number >= 0, not {max_retries!r}")
         if not isinstance(server_deduplicates, bool):
             raise wrong_type("server_deduplicates", "a bool", server_deduplicates)
+        if policy is not None and not isinstance(policy, Policy):
+            raise wrong_type("policy", "a stoic.Policy", policy)
+        bug_types = bugs if isinstance(bugs, tuple) else (bugs,)
+        if not all(isinstance(b, type) and issubclass(b, BaseException) for b in bug_types):
+            raise wrong_type("bugs", "an exception class or a tuple of them", bugs)
+        if classify is not None and not callable(classify):
+            raise wrong_type("classify", "a callable or None", classify)
+        _check_config(config, shared=policy is not None)
         self.run_id = run_id
         self._server_deduplicates = server_deduplicates
-        self._bugs = bugs if isinstance(bugs, tuple) else (bugs,)
+        self._bugs = bug_types
         self._classify = _settled_first(classify)
         self._clock = clock
         self._quota = RunQuota(max_retries)
@@ -265,10 +310,13 @@ class Run:
     ) -> ToolResult:
         """Runs ``fn(**args)`` as tool call ``step`` of this run and always
         answers with a ``ToolResult`` (see the module docs)."""
-        key, kwargs, context, settings = self._prepare(
+        # An object whose __call__ is async counts as an async function.
+        if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__):
+            raise TypeError("fn= is an async function: await run.acall(...) runs it")
+        key, kwargs, context, settings, fn = self._prepare(
             step, fn, args, idempotent, server_deduplicates, tool, is_async=False
         )
-        loop = sync_loop(settings, _unwrapping(fn), settings.operation)
+        loop = sync_loop(settings, _unwrapping(fn, context), settings.operation)
         token = _run_context.current.set(context)
         holder = _started_call.set(None)
         try:
@@ -292,10 +340,10 @@ class Run:
         tool: str | None = None,
     ) -> ToolResult:
         """``call`` for an ``async def`` tool, awaited."""
-        key, kwargs, context, settings = self._prepare(
+        key, kwargs, context, settings, fn = self._prepare(
             step, fn, args, idempotent, server_deduplicates, tool, is_async=True
         )
-        loop = async_loop(settings, _aunwrapping(fn), settings.operation)
+        loop = async_loop(settings, _aunwrapping(fn, context), settings.operation)
         token = _run_context.current.set(context)
         holder = _started_call.set(None)
         try:
@@ -318,7 +366,7 @@ class Run:
         tool: str | None,
         *,
         is_async: bool,
-    ) -> tuple[str, dict[str, Any], ToolCallContext, Settings]:
+    ) -> tuple[str, dict[str, Any], ToolCallContext, Settings, Callable[..., Any]]:
         if not isinstance(step, str):
             raise wrong_type("step", "a str", step)
         if not callable(fn):
@@ -330,12 +378,20 @@ class Run:
         if tool is not None and not isinstance(tool, str):
             raise wrong_type("tool", "a str or None", tool)
         keyed, kwargs = _arguments(args)
-        key = idempotency_key(self.run_id, step, keyed)
+        try:
+            key = idempotency_key(self.run_id, step, keyed)
+        except InputError as error:
+            raise _named(error, "args" if step else "step") from None
+        if isinstance(kwargs, InvalidToolArguments):
+            fn = _refusing(kwargs)
+            kwargs = {}
         dedupe = self._server_deduplicates if server_deduplicates is None else server_deduplicates
         operation = tool or getattr(fn, "__name__", "") or "tool"
         settings = self._settings_for(operation, idempotent, dedupe, is_async)
-        context = ToolCallContext(key=key, server_deduplicates=dedupe, quota=self._quota)
-        return key, kwargs, context, settings
+        context = ToolCallContext(
+            key=key, server_deduplicates=dedupe, quota=self._quota, idempotent=idempotent
+        )
+        return key, kwargs, context, settings, fn
 
     def _settings_for(
         self, operation: str, idempotent: bool, dedupe: bool, is_async: bool
@@ -387,11 +443,9 @@ class Run:
         if isinstance(exc, _Settled):
             decision: Mapping[str, Any] | None = exc.decision
             error: BaseException = exc.error
-            attempts = int(exc.decision.get("attempts") or 1)
         else:
             decision = call.decision if call is not None and call.finished else None
             error = exc
-            attempts = int(call.attempts) if call is not None else 1
         if (
             decision is None
             or decision.get("kind") not in ("give_up", "reject")
@@ -406,7 +460,7 @@ class Run:
         clock = settings.clock or runtime.clock
         retry_after = (
             max(0.0, float(retry_at) - clock.monotonic())
-            if isinstance(retry_at, (int, float)) and not isinstance(exc, _Settled)
+            if isinstance(retry_at, (int, float))
             else None
         )
         return ToolResult(
@@ -414,7 +468,7 @@ class Run:
             observation=str(decision.get("observation") or ""),
             reason=tool_reason(stop),
             key=key,
-            attempts=attempts,
+            attempts=int(decision.get("attempts") or 0),
             retry_after=retry_after,
             error=error,
         )
@@ -446,11 +500,24 @@ def _succeeded(value: Any, key: str) -> ToolResult:
     )
 
 
-def _unwrapping(fn: Callable[..., Any]) -> Callable[..., Any]:
+def _refusing(reason: InvalidToolArguments) -> Callable[..., Any]:
+    """A tool that fails at once with ``reason``: the model's arguments
+    could not be read, so the real tool never runs."""
+
+    def refuse(**_kwargs: Any) -> Any:
+        raise reason
+
+    return refuse
+
+
+def _unwrapping(fn: Callable[..., Any], context: ToolCallContext) -> Callable[..., Any]:
     """``fn``, with a failure a stoic layer inside already ended read as
-    settled (not retried again)."""
+    settled (not retried again), and the tool call's writes counted afresh
+    on each attempt (so each write of an attempt gets the same key as the
+    same write of the attempt before)."""
 
     def attempt(**kwargs: Any) -> Any:
+        context.writes[0] = 0
         try:
             return fn(**kwargs)
         except Exception as exc:
@@ -462,12 +529,14 @@ def _unwrapping(fn: Callable[..., Any]) -> Callable[..., Any]:
     return attempt
 
 
-def _aunwrapping(fn: Callable[..., Awaitable[Any]]) -> Callable[..., Awaitable[Any]]:
-    """``_unwrapping`` for an ``async def`` tool."""
+def _aunwrapping(fn: Callable[..., Any], context: ToolCallContext) -> Callable[..., Awaitable[Any]]:
+    """``_unwrapping`` for ``acall``: the tool may be ``async def`` or plain."""
 
     async def attempt(**kwargs: Any) -> Any:
+        context.writes[0] = 0
         try:
-            return await fn(**kwargs)
+            result = fn(**kwargs)
+            return await result if inspect.isawaitable(result) else result
         except Exception as exc:
             decision = _inner_decision(exc)
             if decision is not None:
