@@ -399,14 +399,14 @@ impl Policy {
             .open_until(call.scope)
             .filter(|until| *until > retry_at)
         {
-            let reason = StopReason::CircuitOpen;
+            let (reason, at) = (StopReason::CircuitOpen, Some(until));
             return Decision::GiveUp(self.finish_at(
                 now,
                 call,
                 reason,
                 Some(observed),
                 excerpt,
-                Some(until),
+                at,
             ));
         }
         let cost = match matched {
@@ -431,14 +431,8 @@ impl Policy {
                 // learns when it may try again.
                 let at = matches!(source, DelaySource::Hint(_)).then_some(retry_at);
                 let reason = StopReason::BudgetExhausted;
-                return Decision::GiveUp(self.finish_at(
-                    now,
-                    call,
-                    reason,
-                    Some(observed),
-                    excerpt,
-                    at,
-                ));
+                let observed = Some(observed);
+                return Decision::GiveUp(self.finish_at(now, call, reason, observed, excerpt, at));
             }
             Some(Ok(ticket)) => {
                 self.count_for_fleet(call.scope, now, Tally::RETRY);

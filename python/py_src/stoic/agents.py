@@ -39,7 +39,7 @@ from __future__ import annotations
 import contextlib
 import inspect
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -317,17 +317,12 @@ class Run:
             step, fn, args, idempotent, server_deduplicates, tool, is_async=False
         )
         loop = sync_loop(settings, _unwrapping(fn, context), settings.operation)
-        token = _run_context.current.set(context)
-        holder = _started_call.set(None)
-        try:
+        with _entered(context):
             try:
                 value = loop(**kwargs)
             except Exception as exc:
                 return self._failed(exc, key, settings)
             return _succeeded(value, key)
-        finally:
-            _started_call.reset(holder)
-            _run_context.current.reset(token)
 
     async def acall(
         self,
@@ -344,17 +339,12 @@ class Run:
             step, fn, args, idempotent, server_deduplicates, tool, is_async=True
         )
         loop = async_loop(settings, _aunwrapping(fn, context), settings.operation)
-        token = _run_context.current.set(context)
-        holder = _started_call.set(None)
-        try:
+        with _entered(context):
             try:
                 value = await loop(**kwargs)
             except Exception as exc:
                 return self._failed(exc, key, settings)
             return _succeeded(value, key)
-        finally:
-            _started_call.reset(holder)
-            _run_context.current.reset(token)
 
     def _prepare(
         self,
@@ -472,6 +462,19 @@ class Run:
             retry_after=retry_after,
             error=error,
         )
+
+
+@contextlib.contextmanager
+def _entered(context: ToolCallContext) -> Iterator[None]:
+    """The tool call ``context`` in progress, for the layers under it, and
+    a fresh slot for its engine call, both reset when it ends."""
+    token = _run_context.current.set(context)
+    holder = _started_call.set(None)
+    try:
+        yield
+    finally:
+        _started_call.reset(holder)
+        _run_context.current.reset(token)
 
 
 def _succeeded(value: Any, key: str) -> ToolResult:
