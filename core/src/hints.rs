@@ -8,7 +8,8 @@
 //! # Precedence
 //!
 //! The first *present and valid* source in this order wins; among duplicate
-//! headers of one source, the first valid value wins:
+//! headers of one source, the first valid value wins, and a value that lists
+//! several (duplicates a runtime joined with `, `) counts as its elements:
 //!
 //! 1. `grpc-retry-pushback-ms` negative or unparseable: [`ServerHint::DoNotRetry`]
 //!    (gRPC A6: an explicit refusal). It outranks even a valid `Retry-After`: a
@@ -258,7 +259,7 @@ where
         let Some(header) = Header::from_name(name.trim_ascii()) else {
             continue;
         };
-        seen.offer(index, header, value.trim_ascii(), wall_now_s);
+        seen.offer_listed(index, header, value.trim_ascii(), wall_now_s);
     }
     seen.resolve(wall_now.map(WallClock::as_unix_millis))
 }
@@ -369,6 +370,38 @@ struct Seen {
 }
 
 impl Seen {
+    /// Offers a header's value, or, when it lists several (a runtime
+    /// joined duplicate headers: `Retry-After: 1, 100`), each element in
+    /// order, so the first valid one wins as among separate duplicates. A
+    /// value with dates (`Retry-After`, `Date`) is offered whole first, and
+    /// each pair of neighbouring elements too: an HTTP-date has a comma of
+    /// its own. A `RateLimit` value is a list by its own grammar.
+    fn offer_listed(&mut self, index: usize, header: Header, value: &str, wall_now_s: Option<u64>) {
+        if matches!(header, Header::RateLimit) || !value.contains(',') {
+            self.offer(index, header, value, wall_now_s);
+            return;
+        }
+        let dated = matches!(header, Header::RetryAfter | Header::Date);
+        if dated {
+            self.offer(index, header, value, wall_now_s);
+        }
+        let ends = value
+            .match_indices(',')
+            .map(|(at, _)| at)
+            .chain(core::iter::once(value.len()));
+        let (mut start, mut before) = (0usize, None::<usize>);
+        for end in ends {
+            let element = value.get(start..end).unwrap_or("").trim_ascii();
+            self.offer(index, header, element, wall_now_s);
+            if let (true, Some(pair_start)) = (dated, before) {
+                let pair = value.get(pair_start..end).unwrap_or("").trim_ascii();
+                self.offer(index, header, pair, wall_now_s);
+            }
+            before = Some(start);
+            start = end.saturating_add(1);
+        }
+    }
+
     fn offer(&mut self, index: usize, header: Header, value: &str, wall_now_s: Option<u64>) {
         match header {
             Header::Date => {

@@ -15,6 +15,7 @@ const sleep = async (ms) => {
 before(async () => {
   server = await startServer({
     '/rate-limited': [{ status: 429, headers: { 'retry-after': '3' }, body: 'slow down' }, { body: 'ok' }],
+    '/rate-limited-twice': [{ status: 429, headers: { 'retry-after': ['1', '100'] }, body: 'slow down' }, { body: 'ok' }],
     '/unavailable': [{ status: 503 }, { status: 503 }, { body: 'back' }],
     '/reset': ['reset', { body: 'after reset' }],
     '/orders': ['reset', 'reset', { status: 201, body: 'created' }],
@@ -43,6 +44,14 @@ test('429 with Retry-After waits what the server asked, then returns the respons
   assert.equal(response.status, 200);
   assert.equal(await response.text(), 'ok');
   assert.deepEqual(sleeps, [3000]);
+});
+
+test('two Retry-After headers, which fetch joins as "1, 100": the first is the wait', async () => {
+  sleeps.length = 0;
+  const { fetch } = client();
+  const response = await fetch(server.url('/rate-limited-twice'));
+  assert.equal(await response.text(), 'ok');
+  assert.deepEqual(sleeps, [1000]);
 });
 
 test('503 twice: backoff delays from the core, then success', async () => {
