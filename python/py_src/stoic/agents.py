@@ -277,7 +277,6 @@ class Run:
         self._classify = _settled_first(classify)
         self._clock = clock
         self._quota = RunQuota(max_retries)
-        self._config = config
         self._policy = policy if policy is not None else Policy(**config)
         # Config keys beyond attempts and backoff belong to a shared policy.
         self._overrides = config if policy is not None else {}
@@ -314,7 +313,7 @@ class Run:
         if inspect.iscoroutinefunction(fn) or inspect.iscoroutinefunction(type(fn).__call__):
             raise TypeError("fn= is an async function: await run.acall(...) runs it")
         key, kwargs, context, settings, fn = self._prepare(
-            step, fn, args, idempotent, server_deduplicates, tool, is_async=False
+            step, fn, args, idempotent, server_deduplicates, tool
         )
         loop = sync_loop(settings, _unwrapping(fn, context), settings.operation)
         with _entered(context):
@@ -336,7 +335,7 @@ class Run:
     ) -> ToolResult:
         """``call`` for an ``async def`` tool, awaited."""
         key, kwargs, context, settings, fn = self._prepare(
-            step, fn, args, idempotent, server_deduplicates, tool, is_async=True
+            step, fn, args, idempotent, server_deduplicates, tool
         )
         loop = async_loop(settings, _aunwrapping(fn, context), settings.operation)
         with _entered(context):
@@ -354,8 +353,6 @@ class Run:
         idempotent: bool,
         server_deduplicates: bool | None,
         tool: str | None,
-        *,
-        is_async: bool,
     ) -> tuple[str, dict[str, Any], ToolCallContext, Settings, Callable[..., Any]]:
         if not isinstance(step, str):
             raise wrong_type("step", "a str", step)
@@ -377,15 +374,13 @@ class Run:
             kwargs = {}
         dedupe = self._server_deduplicates if server_deduplicates is None else server_deduplicates
         operation = tool or getattr(fn, "__name__", "") or "tool"
-        settings = self._settings_for(operation, idempotent, dedupe, is_async)
+        settings = self._settings_for(operation, idempotent, dedupe)
         context = ToolCallContext(
             key=key, server_deduplicates=dedupe, quota=self._quota, idempotent=idempotent
         )
         return key, kwargs, context, settings, fn
 
-    def _settings_for(
-        self, operation: str, idempotent: bool, dedupe: bool, is_async: bool
-    ) -> Settings:
+    def _settings_for(self, operation: str, idempotent: bool, dedupe: bool) -> Settings:
         """The runtime settings of one kind of tool call, built once."""
         cache_key = (operation, idempotent, dedupe)
         found = self._settings.get(cache_key)
