@@ -95,6 +95,7 @@ pub(crate) fn network_in(k: types::NetworkKind) -> stoic_core::NetworkErrorKind 
         types::NetworkKind::ResetBeforeSend => N::ResetBeforeSend,
         types::NetworkKind::ResetAfterSend => N::ResetAfterSend,
         types::NetworkKind::ReadTimeout => N::ReadTimeout,
+        types::NetworkKind::BodyCut => N::BodyCut,
         types::NetworkKind::Unknown => N::Unknown,
     }
 }

@@ -168,6 +168,7 @@ impl GuestPolicy for Policy {
                 .flatten(),
             detail: outcome.detail.as_deref(),
         };
+        core.check().map_err(|e| input_error(&e))?;
         self.drive(&call, Some(CallStep::Outcome), |policy, call| {
             decisions::decision(policy.on_outcome(instant(now_ms), call, core))
         })

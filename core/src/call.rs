@@ -271,6 +271,11 @@ impl Call {
             (Phase::InFlight { .. }, CallStep::BeforeAttempt) => {
                 "an attempt of this call is in flight: report its outcome before asking for the next"
             }
+            // An outcome after the end would be dropped without a word: a
+            // host that reports one has lost track of its attempts.
+            (Phase::Finished(_), CallStep::Outcome) => {
+                "this call has ended and its decision stands: start a new call for another operation"
+            }
             _ => return Ok(()),
         };
         Err(InputError::new(InputErrorCode::Misuse, problem))
@@ -327,8 +332,8 @@ mod tests {
         policy.cancel(now, &mut call);
         assert_eq!(
             code(call.check_step(CallStep::Outcome)),
-            None,
-            "finished: repeats"
+            Some("misuse"),
+            "finished: an outcome has no attempt to belong to"
         );
         assert_eq!(code(call.check_step(CallStep::BeforeAttempt)), None);
     }

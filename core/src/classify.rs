@@ -82,19 +82,24 @@ pub enum NetworkErrorKind {
     ResetAfterSend,
     /// No response within the per-attempt timeout after the request was sent.
     ReadTimeout,
+    /// The status and headers arrived but the body did not: the connection
+    /// dropped, or the deadline passed, while it was being read. The server
+    /// began answering, so the request may well have been applied.
+    BodyCut,
     /// A failure the host could not place before or after sending.
     Unknown,
 }
 
 impl NetworkErrorKind {
     /// Every kind, in code order.
-    pub const ALL: [NetworkErrorKind; 7] = [
+    pub const ALL: [NetworkErrorKind; 8] = [
         NetworkErrorKind::ConnectRefused,
         NetworkErrorKind::ConnectTimeout,
         NetworkErrorKind::DnsFailure,
         NetworkErrorKind::ResetBeforeSend,
         NetworkErrorKind::ResetAfterSend,
         NetworkErrorKind::ReadTimeout,
+        NetworkErrorKind::BodyCut,
         NetworkErrorKind::Unknown,
     ];
 
@@ -108,6 +113,7 @@ impl NetworkErrorKind {
             NetworkErrorKind::ResetBeforeSend => "reset_before_send",
             NetworkErrorKind::ResetAfterSend => "reset_after_send",
             NetworkErrorKind::ReadTimeout => "read_timeout",
+            NetworkErrorKind::BodyCut => "body_cut",
             NetworkErrorKind::Unknown => "unknown",
         }
     }
@@ -130,6 +136,7 @@ impl NetworkErrorKind {
             | NetworkErrorKind::ResetBeforeSend => Class::Transient,
             NetworkErrorKind::ResetAfterSend
             | NetworkErrorKind::ReadTimeout
+            | NetworkErrorKind::BodyCut
             | NetworkErrorKind::Unknown => Class::Ambiguous,
         }
     }

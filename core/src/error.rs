@@ -174,6 +174,9 @@ pub enum InputErrorCode {
     /// Text that must name something is empty (an idempotency key's run id
     /// or step).
     Empty,
+    /// A failure reported as a success: an error the caller's code raised,
+    /// or a value it rejected, classified as `success` ([`crate::Outcome::check`]).
+    NotAFailure,
 }
 
 impl InputErrorCode {
@@ -191,6 +194,7 @@ impl InputErrorCode {
             InputErrorCode::InvalidSnapshot => "invalid_snapshot",
             InputErrorCode::InvalidFleetView => "invalid_fleet_view",
             InputErrorCode::Empty => "empty",
+            InputErrorCode::NotAFailure => "not_a_failure",
         }
     }
 }

@@ -148,6 +148,9 @@ pub const fn network_meaning(kind: NetworkErrorKind) -> &'static str {
         NetworkErrorKind::ReadTimeout => {
             "no response arrived in time after the request was sent; it may have been applied"
         }
+        NetworkErrorKind::BodyCut => {
+            "the response's status and headers arrived but its body was cut off before it was complete; the request may have been applied"
+        }
         NetworkErrorKind::Unknown => {
             "the request failed without a response; it may have been applied"
         }

@@ -1,6 +1,7 @@
 //! What the host observed when an attempt ended.
 
 use crate::classify::{Class, NetworkErrorKind};
+use crate::error::{InputError, InputErrorCode};
 use crate::hints::ServerHint;
 
 /// What happened, before classification.
@@ -84,6 +85,24 @@ impl<'a> Outcome<'a> {
             hint: None,
             detail: None,
         }
+    }
+
+    /// Refuses an outcome that cannot be what it says: a raised error or a
+    /// rejected value classified as `success`. The call would end "done"
+    /// with no value to return (an error is not a result), so a classifier
+    /// that answers it is a bug in the caller's code, named as such. Hosts
+    /// check before reporting, as they check the order of steps.
+    pub fn check(&self) -> Result<(), InputError> {
+        let message = match self.kind {
+            OutcomeKind::Raised(Class::Success) => {
+                "a raised error was classified as success, but an error has no value to return: classify it as deterministic to end the call without retrying, as transient to retry it, or leave it to the default"
+            }
+            OutcomeKind::Rejected(Class::Success) => {
+                "a value was rejected as a success: accept it (reject nothing), or reject it as deterministic, transient or ambiguous"
+            }
+            _ => return Ok(()),
+        };
+        Err(InputError::new(InputErrorCode::NotAFailure, message))
     }
 
     /// The same outcome carrying a server hint.

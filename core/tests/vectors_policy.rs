@@ -10,8 +10,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 use stoic_core::hints::server_hint;
 use stoic_core::{
-    Admission, Call, CallSpec, Class, Config, Decision, Instant, Method, NetworkErrorKind, Outcome,
-    Policy, PolicyState, WallClock,
+    Admission, Call, CallSpec, CallStep, Class, Config, Decision, Instant, Method,
+    NetworkErrorKind, Outcome, Policy, PolicyState, WallClock,
 };
 
 fn policy_files() -> Vec<(String, Value)> {
@@ -132,6 +132,17 @@ fn run_scenario(file: &str, scenario: &Value) {
                 if let Some(d) = detail.as_deref() {
                     outcome = outcome.with_detail(d);
                 }
+                // A host checks the step and the outcome first (the bindings
+                // do): either refused, the policy never sees the outcome.
+                let checked = call
+                    .check_step(CallStep::Outcome)
+                    .and_then(|()| outcome.check());
+                if let Some(code) = step["expect_error"].as_str() {
+                    let error = checked.expect_err(&context);
+                    assert_eq!(error.code().as_str(), code, "{context}");
+                    continue;
+                }
+                checked.unwrap_or_else(|e| panic!("{context}: {e}"));
                 let decision: Decision = policy.on_outcome(now, call, outcome);
                 check(&context, &serde_json::to_value(&decision).unwrap(), step);
             }

@@ -64,6 +64,18 @@ export class AttemptContext implements Attempt {
   }
 
   /**
+   * The attempt's bound passed while its function had not settled: marks it
+   * timed out, aborts its signal (a cooperative function stops) and returns
+   * the error the attempt ends with.
+   */
+  expire(): DOMException {
+    const reason = new DOMException('the attempt timed out', 'TimeoutError');
+    this.timedOut = true;
+    if (this.#controller !== undefined && !this.#controller.signal.aborted) this.#controller.abort(reason);
+    return reason;
+  }
+
+  /**
    * Stops the timer and unlinks the caller's signal; `keepCaller` leaves the
    * caller's signal linked, for a streamed body the caller reads later.
    */

@@ -318,6 +318,8 @@ class FetchSteps implements Steps<Response> {
   #eventStream = false;
   /** Whether the current attempt's headers arrived (a failure after them was after sending). */
   #answered = false;
+  /** The attempt's response as its headers arrived: kept when its body is then cut. */
+  #head: Response | undefined;
   /** The current attempt's body, when it was read. */
   #bytes: ArrayBuffer | undefined;
 
@@ -347,6 +349,7 @@ class FetchSteps implements Steps<Response> {
       }
     }
     this.#answered = false;
+    this.#head = undefined;
     this.#bytes = undefined;
     const overrides: RequestInit = { ...this.init, signal: context.signal };
     if (this.body !== undefined && this.body !== null) overrides.body = this.body;
@@ -354,6 +357,7 @@ class FetchSteps implements Steps<Response> {
     const { request, send } = this; // fetch must be called unbound (browsers throw "Illegal invocation")
     let response = await (request === undefined ? send(this.url, overrides) : send(new Request(request, overrides)));
     this.#answered = true;
+    this.#head = response;
     // A stream of events (a model's streamed completion) is handed over as
     // it arrives, whatever was asked: buffering it would hold the first
     // token until the last. The attempt's timeout bounded the wait for its
@@ -374,14 +378,22 @@ class FetchSteps implements Steps<Response> {
   }
 
   failure(thrown: unknown, timedOut: boolean): Outcome {
+    // The headers arrived, then the body did not: the server began answering.
+    if (this.#answered) {
+      const detail = timedOut ? `HTTP ${this.#head?.status ?? ''}: the body did not finish arriving within the attempt's time` : `HTTP ${this.#head?.status ?? ''}: the body broke off: ${String(thrown)}`;
+      return { kind: 'network', network: 'body_cut', detail };
+    }
     if (timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
-    // The headers arrived, then the body broke off: after sending, for sure.
-    if (this.#answered) return { kind: 'network', network: 'reset_after_send', detail: `the body broke off: ${String(thrown)}` };
     const outcome = outcomeOfError(thrown);
     // Worked out only here, on the failure path: a page's cross-origin request the browser may have refused.
     if (outcome.kind !== 'network' || outcome.network !== 'unknown') return outcome;
     const refused = refusedCrossOriginHint(this.url, this.sentKeyHeader);
     return refused === '' ? outcome : { ...outcome, detail: `${outcome.detail ?? ''}${refused}` };
+  }
+
+  /** The response whose body was cut, when the last attempt failed that way. */
+  cutResponse(): Response | undefined {
+    return this.#answered ? this.#head : undefined;
   }
 
   judge(response: Response): Promise<Outcome> {

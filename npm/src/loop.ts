@@ -5,18 +5,22 @@
  * run one attempt, how to read an error it threw, and how to judge a value
  * it returned. The loop does the rest, the same way for both: it asks for
  * each attempt, bounds it (`AttemptContext`: the attempt's timeout and the
- * caller's signal), reports how it ended, sleeps the engine's delay, and
- * ends the call, whatever happens (a hook that throws ends it too, so its
- * breaker permit goes back, and the hook's error reaches the caller as
- * itself). A rule about attempts therefore lives here, not twice.
+ * caller's signal, which end the wait for it even when the function ignores
+ * them), reports how it ended, sleeps the engine's delay, and ends the call,
+ * whatever happens. Hooks (`onRetry`, `onGiveUp`) never change the result:
+ * one that throws is reported once and the call goes on; one that never
+ * settles still yields to the caller's abort. A rule about attempts
+ * therefore lives here, not twice.
  */
 import { type Attempt, AttemptContext } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { RetryError } from './errors.js';
+import { hookFailed } from './hooks.js';
 import { ATTEMPT, TIMEOUT_MS } from './plan.js';
 import { checked, type Policy, report } from './policy.js';
 import { noWait, switches } from './testing.js';
 import type { GiveUp, Outcome, Retry } from './types.js';
+import { bounded } from './watch.js';
 
 /** How one kind of call runs and reads its attempts. */
 export interface Steps<V> {
@@ -28,6 +32,8 @@ export interface Steps<V> {
   judge(value: V): Outcome | undefined | PromiseLike<Outcome | undefined>;
   /** Keeps the caller's signal linked after a successful attempt (a body streamed later). */
   readonly streams: boolean;
+  /** The response of a failed attempt whose headers arrived before its body was cut, if any. */
+  cutResponse?(): Response | undefined;
 }
 
 /** What the loop is told before each wait. */
@@ -87,7 +93,29 @@ export function isThenable<V>(value: V | PromiseLike<V>): value is PromiseLike<V
   return typeof (value as PromiseLike<V> | null)?.then === 'function';
 }
 
-/** The error a call that gave up rejects with, after telling `onGiveUp` (a hook that throws ends the call with its own error). */
+/**
+ * Calls hook `name` (if given) with `info`: its failure is reported once and
+ * dropped, a promise it returns is awaited (only then: no extra turn for a
+ * hook that returns nothing) until it settles or the caller aborts, which
+ * rejects with the abort's reason.
+ */
+async function callHook<I>(
+  name: string,
+  hook: ((info: I) => void | PromiseLike<void>) | undefined,
+  info: I,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  if (hook === undefined) return;
+  try {
+    const returned = hook(info);
+    if (isThenable(returned)) await bounded(returned, -1, signal, () => undefined);
+  } catch (error) {
+    if (signal?.aborted) throw signal.reason;
+    hookFailed(name, hook, error);
+  }
+}
+
+/** The error a call that gave up rejects with, after telling `onGiveUp`. */
 async function giveUp(
   decision: GiveUp,
   attempt: number,
@@ -95,9 +123,7 @@ async function giveUp(
   response: Response | undefined,
   options: LoopOptions,
 ): Promise<RetryError> {
-  const returned = options.onGiveUp?.({ decision, attempt, error, response });
-  // A hook that rejects ends the call with its error, never unhandled.
-  if (isThenable(returned)) await returned;
+  await callHook('onGiveUp', options.onGiveUp, { decision, attempt, error, response }, options.signal);
   return new RetryError(decision, error, response);
 }
 
@@ -141,18 +167,23 @@ export async function runCall<V>(
       attempt = area[ATTEMPT] as number;
       if (attempt === 0) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
       made = attempt;
-      const context = new AttemptContext(attempt, area[TIMEOUT_MS] as number, key, signal);
+      const limit = area[TIMEOUT_MS] as number;
+      const context = new AttemptContext(attempt, limit, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
       try {
-        value = await run(context);
+        const ran = run(context);
+        // A promise is awaited only to its bound: the attempt's timeout or
+        // the caller's abort ends the wait whatever the function does, and a
+        // result that comes later is dropped.
+        value = await (isThenable(ran) ? bounded(ran, limit, signal, () => context.expire()) : ran);
       } catch (thrown) {
         if (signal?.aborted) {
           core.cancel(handle, now());
           throw signal.reason;
         }
         error = thrown;
-        response = undefined;
+        response = steps.cutResponse?.();
         failure = steps.failure(thrown, context.timedOut);
       } finally {
         context.done(steps.streams && failure === undefined);
@@ -166,7 +197,13 @@ export async function runCall<V>(
         error = undefined;
         response = isResponse(value) ? value : undefined;
         const judged = steps.judge(value as V);
-        const outcome = isThenable(judged) ? await judged : judged;
+        let outcome: Outcome | undefined;
+        try {
+          outcome = isThenable(judged) ? await bounded(judged, -1, signal, () => undefined) : judged;
+        } catch (thrown) {
+          if (signal?.aborted) core.cancel(handle, now());
+          throw thrown;
+        }
         if (outcome === undefined) {
           // Reports the success and closes the call if that ended it.
           kind = checked(core.succeed(handle, now()));
@@ -181,18 +218,22 @@ export async function runCall<V>(
         const stop = await giveUp(decision as GiveUp, attempt, error, response, options);
         // The last attempt's own response, read inside it: the caller's
         // client judges its status (axios, ky with throwHttpErrors).
-        if (options.returnFailedResponses === true && response !== undefined) {
+        // Not a response whose body was cut (the attempt threw): it has no body to read.
+        if (options.returnFailedResponses === true && response !== undefined && error === undefined) {
           givenUp.set(response, decision as GiveUp).set(response.headers, decision as GiveUp);
           return value as V;
         }
         throw stop;
       }
       const delay = plan.delayMs;
-      // Awaited only when it returned a promise: no extra turn per retry
-      // for a hook that returns nothing, or for no hook (a rejection ends
-      // the call with its error, never unhandled).
-      const returned = options.onRetry?.({ decision: decision as Retry, attempt, error, response });
-      if (isThenable(returned)) await returned;
+      if (options.onRetry !== undefined) {
+        try {
+          await callHook('onRetry', options.onRetry, { decision: decision as Retry, attempt, error, response }, signal);
+        } catch (reason) {
+          core.cancel(handle, now());
+          throw reason;
+        }
+      }
       if (response?.body && !response.bodyUsed) await response.body.cancel().catch(() => undefined);
       policy.flush();
       try {

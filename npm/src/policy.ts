@@ -9,6 +9,7 @@ import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
 import { boundaryError, CorePolicy, isIdempotentMethod } from './wasm/stoic_wasm.js';
 import { monotonicNow, wallNow } from './clock.js';
+import { hookFailed } from './hooks.js';
 import { callable, flag, httpStatus, invalidValue, jsonText, knownOptions, misuse, optionalText, optionalWellFormed, plainObject, record, shown, text as text_, time, wellFormed } from './guard.js';
 import { packHeaders } from './headers.js';
 import { disposable } from './owned.js';
@@ -277,14 +278,14 @@ export class Policy {
 
   #listeners: readonly ((event: StoicEvent) => void)[] = [];
 
-  /** Events taken from the engine and not handed out yet: a listener threw, or an `events()` loop stopped early. */
+  /** Events taken from the engine and not handed out yet: an `events()` loop stopped early. */
   #undelivered: StoicEvent[] = [];
 
   /**
    * @internal Hands queued events to `onEvent` and the listeners, if any:
-   * all of them in one crossing (`drainEvents`). A listener that throws
-   * stops the handing out, as it did event by event; the events after it
-   * wait for the next flush, in order.
+   * all of them in one crossing (`drainEvents`). A listener that throws is
+   * reported once (`console.warn`) and the others still get every event:
+   * flushing happens inside calls, whose results a listener never changes.
    */
   flush(): void {
     if (this.onEvent === undefined && this.#listeners.length === 0) return;
@@ -292,15 +293,10 @@ export class Policy {
     const queue = this.#undelivered.length === 0 ? drained : [...this.#undelivered, ...(drained ?? [])];
     if (queue === undefined) return;
     this.#undelivered = [];
-    for (let i = 0; i < queue.length; i++) {
-      const event = queue[i] as StoicEvent;
-      try {
-        this.onEvent?.(event);
-        for (const listener of this.#listeners) listener(event);
-      } catch (error) {
-        this.#undelivered = queue.slice(i + 1);
-        throw error;
-      }
+    const onEvent = this.onEvent;
+    for (const event of queue) {
+      if (onEvent !== undefined) deliver('onEvent', onEvent, event);
+      for (const listener of this.#listeners) deliver('a listener', listener, event);
     }
   }
 
@@ -444,6 +440,15 @@ export class Call {
   }
 }
 
+/** Hands `event` to one listener; its failure is reported, never thrown. */
+function deliver(name: string, listener: (event: StoicEvent) => void, event: StoicEvent): void {
+  try {
+    listener(event);
+  } catch (error) {
+    hookFailed(`the policy's ${name}`, listener, error);
+  }
+}
+
 /** A clock whose readings are refused when they are not valid times. */
 function checkedClock(clock: () => number, name: string): () => number {
   return () => time(clock(), name);
@@ -458,8 +463,12 @@ export function policyOption(value: unknown, name: string): Policy {
   throw Object.assign(new TypeError(`${name} must be a Policy (new Policy({...}))`), { code: 'wrong_type', field: name });
 }
 
-/** The smallest of the module's misuse codes (`MISUSE`; `INVALID_CODE` is 2^32 - 2, `UNKNOWN_CALL` 2^32 - 1). */
-const MISUSE = 0xfffffffd;
+/**
+ * The smallest of the module's misuse codes (`REJECTED_SUCCESS` 2^32 - 5;
+ * `RAISED_SUCCESS` 2^32 - 4, `MISUSE` 2^32 - 3, `INVALID_CODE` 2^32 - 2,
+ * `UNKNOWN_CALL` 2^32 - 1).
+ */
+const MISUSE = 0xfffffffb;
 
 /**
  * Passes a hot-path answer through, or throws the error its misuse code

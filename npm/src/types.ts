@@ -19,6 +19,7 @@ export type NetworkErrorKind =
   | 'reset_before_send'
   | 'reset_after_send'
   | 'read_timeout'
+  | 'body_cut'
   | 'unknown';
 
 /** Why a call stopped without succeeding. */

@@ -129,8 +129,8 @@ test('the low-level Call refuses steps out of order with InputError misuse, neve
   assert.equal(call.onOutcome({ kind: 'status', status: 503 }).kind, 'retry', 'the attempt in flight still reports');
   assert.equal(call.beforeAttempt().attempt, 2);
   assert.equal(call.onOutcome({ kind: 'success' }).kind, 'done');
-  assert.equal(call.onOutcome({ kind: 'success' }).kind, 'done', 'a finished call repeats how it ended');
-  assert.equal(call.beforeAttempt().kind, 'reject');
+  assert.throws(() => call.onOutcome({ kind: 'success' }), misuse, 'a finished call has no attempt to report');
+  assert.equal(call.beforeAttempt().kind, 'reject', 'asking again repeats how it ended');
   call.close();
 });
 

@@ -11,6 +11,17 @@ before(async () => {
 after(() => server.close());
 
 const sleep = async () => {};
+
+/** Collects console.warn's arguments until `restore()`. */
+function captureWarnings() {
+  const warned = [];
+  const original = console.warn;
+  console.warn = (...args) => warned.push(args);
+  warned.restore = () => {
+    console.warn = original;
+  };
+  return warned;
+}
 const refused = (n) => Object.assign(new Error(`refused ${n}`), { code: 'ECONNREFUSED' });
 
 test('retry() tells each retry and the give-up, before it rejects', async () => {
@@ -66,23 +77,48 @@ test('createFetch() tells the responses', async () => {
   assert.deepEqual(giveUps.map((g) => [g.response.status, g.decision.reason]), [[404, 'not_retryable']]);
 });
 
-test('a hook that throws ends the call with its own error; hooks must be functions', async () => {
-  let calls = 0;
-  const error = await retry(
-    () => {
-      calls += 1;
-      throw refused(calls);
-    },
-    {
-      sleep,
-      onGiveUp: () => {
-        throw new Error('hook failed');
+test('a hook that throws never changes the result: reported once, the call ends as the engine decided; hooks must be functions', async () => {
+  const warned = captureWarnings();
+  try {
+    let calls = 0;
+    const onGiveUp = () => {
+      throw new Error('hook failed');
+    };
+    for (let i = 0; i < 2; i++) {
+      const error = await retry(
+        () => {
+          calls += 1;
+          throw refused(calls);
+        },
+        { sleep, onGiveUp, maxAttempts: 1 },
+      ).catch((e) => e);
+      assert.ok(error instanceof RetryError, 'the engine\'s give-up, not the hook\'s error');
+      assert.equal(error.decision.reason, 'attempts_exhausted');
+    }
+    assert.equal(calls, 2);
+    const value = await retry(
+      () => {
+        calls += 1;
+        if (calls === 3) throw refused(calls);
+        return 'ok';
       },
-      maxAttempts: 1,
-    },
-  ).catch((e) => e);
-  assert.equal(error.message, 'hook failed');
-  assert.equal(calls, 1);
+      {
+        sleep,
+        onRetry: () => {
+          throw new Error('retry hook failed');
+        },
+      },
+    );
+    assert.equal(value, 'ok', 'the retry went ahead');
+    assert.deepEqual(
+      warned.map((w) => w[0]),
+      ['stoic: onGiveUp threw; the call went on without it (each hook is reported once):', 'stoic: onRetry threw; the call went on without it (each hook is reported once):'],
+      'each hook reported once, with its error',
+    );
+    assert.equal(warned[0][1].message, 'hook failed');
+  } finally {
+    warned.restore();
+  }
   await assert.rejects(retry(() => 1, { onGiveUp: 5 }), { code: 'wrong_type', field: 'onGiveUp' });
   assert.throws(() => createFetch({ onGiveUp: 'log' }), { code: 'wrong_type' });
 });
@@ -98,7 +134,7 @@ test('returnFailedResponses resolves with the last response the engine stopped o
   assert.throws(() => createFetch({ returnFailedResponses: 'yes' }), { code: 'wrong_type' });
 });
 
-test('hooks may be async: awaited, and a rejection ends the call with its error (never unhandled)', async () => {
+test('hooks may be async: awaited, and a rejection is reported, never the result (never unhandled)', async () => {
   const order = [];
   let failures = 1;
   const value = await retry(
@@ -120,6 +156,7 @@ test('hooks may be async: awaited, and a rejection ends the call with its error 
   const unhandled = [];
   const onUnhandled = (reason) => unhandled.push(reason);
   process.on('unhandledRejection', onUnhandled);
+  const warned = captureWarnings();
   try {
     const error = await retry(
       () => {
@@ -127,12 +164,17 @@ test('hooks may be async: awaited, and a rejection ends the call with its error 
       },
       { sleep, onRetry: async () => Promise.reject(new Error('hook rejected')) },
     ).catch((e) => e);
-    assert.equal(error.message, 'hook rejected');
+    assert.ok(error instanceof RetryError);
+    assert.equal(error.decision.reason, 'attempts_exhausted', 'every retry still went ahead');
     const fetch = createFetch({ policy: new Policy(), sleep, onGiveUp: async () => { throw new Error('give-up hook rejected'); } });
-    await assert.rejects(fetch(server.url('/missing')), /give-up hook rejected/);
+    const missing = await fetch(server.url('/missing')).catch((e) => e);
+    assert.ok(missing instanceof RetryError);
+    assert.equal(missing.decision.reason, 'not_retryable');
     await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(warned.map((w) => w[1].message), ['hook rejected', 'give-up hook rejected']);
   } finally {
     process.off('unhandledRejection', onUnhandled);
+    warned.restore();
   }
   assert.deepEqual(unhandled, []);
 });

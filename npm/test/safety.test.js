@@ -200,7 +200,7 @@ test('the default budget: 50 concurrent callers against an always-503 service se
   }
 });
 
-test('classify may answer { class } for an error of your own; a body that breaks off is after sending', async () => {
+test('classify may answer { class } for an error of your own; a body that breaks off is cut, and the error keeps its response', async () => {
   class Busy extends Error {}
   let n = 0;
   const value = await retry(
@@ -227,8 +227,11 @@ test('classify may answer { class } for an error of your own; a body that breaks
     const fetch = createFetch({ policy: new Policy({ seed: 3, maxAttempts: 2 }), sleep: noSleep });
     const error = await fetch(local.url('/cut')).catch((e) => e);
     assert.ok(error instanceof RetryError);
-    assert.equal(error.decision.matched, 'network_reset_after_send');
-    assert.equal(hits, 2);
+    assert.equal(error.decision.matched, 'network_body_cut');
+    assert.equal(error.decision.class, 'ambiguous');
+    assert.match(error.decision.observation, /body was cut off before it was complete/);
+    assert.equal(error.response?.status, 200, 'the response whose body was cut');
+    assert.equal(hits, 2, 'a GET is repeated');
   } finally {
     await local.close();
   }

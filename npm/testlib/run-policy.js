@@ -71,6 +71,10 @@ export function runScenario(file, scenario) {
         check(context, call.beforeAttempt(now), step);
         break;
       case 'outcome':
+        if (step.expect_error !== undefined) {
+          assert.throws(() => call.onOutcome(outcomeOf(step.outcome), now), { code: step.expect_error }, context);
+          break;
+        }
         check(context, call.onOutcome(outcomeOf(step.outcome), now), step);
         break;
       case 'cancel':

@@ -85,6 +85,11 @@ impl Call {
     /// is over. An outcome with no admitted attempt is `InputError` `misuse`.
     pub(crate) fn observe(&mut self, now: Secs, outcome: Outcome<'_>) -> PyResult<Option<f64>> {
         self.check_step(CallStep::Outcome)?;
+        // A failure classified as success is the caller's bug, refused here
+        // for every way an outcome comes in.
+        outcome
+            .check()
+            .map_err(|e| Python::attach(|py| input_error(py, &e)))?;
         // Checked before the policy's lock is taken, as every argument is.
         let now = now.instant("now")?;
         let decision = self

@@ -37,12 +37,14 @@ def test_a_second_admission_without_an_outcome_is_misuse() -> None:
     assert call.on_status(0.0, 503) is not None, "the attempt in flight still reports its outcome"
 
 
-def test_in_order_steps_and_a_finished_call_repeat_their_answer() -> None:
+def test_a_finished_call_refuses_another_outcome_and_repeats_its_end() -> None:
     call = _policy().start(0.0, operation="op")
     assert call.admit(0.0)
     assert call.on_success(0.0)
-    assert call.on_success(1.0), "a finished call repeats how it ended"
-    assert not call.admit(1.0)
+    with pytest.raises(stoic.InputError) as info:
+        call.on_success(1.0)
+    assert info.value.code == "misuse", "an outcome after the end has no attempt to belong to"
+    assert not call.admit(1.0), "asking again repeats how the call ended"
 
 
 def test_a_dropped_call_gives_back_the_half_open_probe() -> None:

@@ -68,6 +68,10 @@ pub const INVALID_CODE: u32 = u32::MAX - 1;
 /// ...and a step out of order: an outcome before any admission, a second
 /// admission while an attempt is in flight ([`CallStep`]).
 pub const MISUSE: u32 = u32::MAX - 2;
+/// ...and a raised error classified as success (`Outcome::check`)...
+pub(crate) const RAISED_SUCCESS: u32 = u32::MAX - 3;
+/// ...and a value rejected as a success.
+pub(crate) const REJECTED_SUCCESS: u32 = u32::MAX - 4;
 
 /// The error a misuse code stands for (`TypeError`, code `unknown_call` or
 /// `invalid_value`), or `undefined` for any other number.
@@ -80,7 +84,19 @@ pub fn boundary_error(code: u32) -> JsValue {
             stoic_core::InputErrorCode::Misuse,
             "a call's steps were taken out of order: ask before each attempt, report its outcome, then ask again",
         )),
+        RAISED_SUCCESS => not_a_failure(Outcome::raised(Class::Success), "classify"),
+        REJECTED_SUCCESS => not_a_failure(Outcome::rejected(Class::Success), "validate"),
         _ => JsValue::UNDEFINED,
+    }
+}
+
+/// The core's refusal of `outcome`, named by the option that answered it.
+fn not_a_failure(outcome: Outcome<'_>, field: &str) -> JsValue {
+    match outcome.check() {
+        Err(error) => {
+            crate::errors::named_input_error(error.message(), error.code().as_str(), Some(field))
+        }
+        Ok(()) => JsValue::UNDEFINED,
     }
 }
 
@@ -555,7 +571,11 @@ impl CorePolicy {
         let Some(class) = Class::ALL.get(class as usize).copied() else {
             return INVALID_CODE;
         };
-        self.on_failure(handle, now, Outcome::rejected(class), detail_len)
+        let outcome = Outcome::rejected(class);
+        if outcome.check().is_err() {
+            return REJECTED_SUCCESS;
+        }
+        self.on_failure(handle, now, outcome, detail_len)
     }
 
     /// The caller's own code raised an exception the host classified as
@@ -566,7 +586,11 @@ impl CorePolicy {
         let Some(class) = Class::ALL.get(class as usize).copied() else {
             return INVALID_CODE;
         };
-        self.on_failure(handle, now, Outcome::raised(class), detail_len)
+        let outcome = Outcome::raised(class);
+        if outcome.check().is_err() {
+            return RAISED_SUCCESS;
+        }
+        self.on_failure(handle, now, outcome, detail_len)
     }
 
     /// The call's last decision's delay if it was a retry, else -1.

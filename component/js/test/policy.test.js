@@ -82,6 +82,10 @@ function runScenario(scenario) {
         check(context, normal(plain(policy.beforeAttempt(now, calls.get(name)))), step);
         break;
       case 'outcome':
+        if (step.expect_error !== undefined) {
+          assert.equal(failure(() => policy.onOutcome(now, calls.get(name), outcome(step.outcome))).code, step.expect_error, context);
+          break;
+        }
         check(context, normal(plain(policy.onOutcome(now, calls.get(name), outcome(step.outcome)))), step);
         break;
       case 'cancel':

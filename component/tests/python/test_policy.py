@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from wasmtime.component import Variant
 
-from engine import Engine, load, plain, record, snake, vector_docs
+from engine import ComponentError, Engine, load, plain, record, snake, vector_docs
 
 SCENARIOS = [
     pytest.param(s, id=f"{name}:{s['id']}")
@@ -121,6 +121,10 @@ class Run:
                 normal(plain(self.on("before-attempt", now, self.calls[name]))),
                 step,
             )
+        elif op == "outcome" and "expect_error" in step:
+            with pytest.raises(ComponentError) as info:
+                self.on("on-outcome", now, self.calls[name], outcome(step["outcome"]))
+            assert info.value.error["code"] == step["expect_error"], context
         elif op == "outcome":
             got = self.on("on-outcome", now, self.calls[name], outcome(step["outcome"]))
             check(context, normal(plain(got)), step)

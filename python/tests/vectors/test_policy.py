@@ -82,6 +82,10 @@ def test_scenario(scenario: dict[str, Any]) -> None:
             )
         elif op == "before_attempt":
             check(context, policy.before_attempt(now, calls[name]), step)
+        elif op == "outcome" and "expect_error" in step:
+            with pytest.raises(stoic.InputError) as info:
+                _outcome(policy, now, calls[name], step["outcome"])
+            assert info.value.code == step["expect_error"], context
         elif op == "outcome":
             check(context, _outcome(policy, now, calls[name], step["outcome"]), step)
         elif op == "cancel":
