@@ -404,8 +404,9 @@ export class Call {
 
   /**
    * What to do after an attempt ended with `outcome`. Reporting one with no
-   * admitted attempt throws an `InputError` (`code: 'misuse'`); after the call
-   * ended, its final decision comes back again.
+   * admitted attempt, or after the call ended, throws an `InputError`
+   * (`code: 'misuse'`); a raised error or rejected value classified as
+   * success throws one with `code: 'not_a_failure'`.
    */
   onOutcome(outcome: Outcome, now: number = this.#policy.now()): Decision {
     const handle = this.#live();
