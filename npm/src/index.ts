@@ -18,6 +18,7 @@ export {
   type ToolReason,
   type ToolResult,
 } from './agents.js';
+export { withPolicy, type PolicyStore, type WithPolicyOptions } from './edge.js';
 export { canonicalJson, canonicalizeJsonText, idempotencyKey, idempotencyKeyFromText } from './canonical.js';
 export {
   Backoff,

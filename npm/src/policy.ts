@@ -117,6 +117,25 @@ const finalizer =
       })
     : undefined;
 
+/**
+ * Policies made and not freed, counted only where no garbage collector can
+ * free them (no `FinalizationRegistry`: workerd). Past this many, the
+ * pattern is almost surely a policy per request without `free()`, whose
+ * memory stays until the isolate ends: said once, with the way out.
+ */
+let unfreed = 0;
+const UNFREED_WARNING = 1_000;
+
+function countUnfreed(delta: 1 | -1): void {
+  if (finalizer !== undefined) return;
+  unfreed += delta;
+  if (delta === 1 && unfreed === UNFREED_WARNING) {
+    console.warn(
+      `stoic: ${UNFREED_WARNING} policies were made and not freed, in a runtime that cannot free them for you (no FinalizationRegistry): each keeps its memory until the isolate ends. Call policy.free() when a request ends, or run the request in withPolicy(options, run, { store }), which always frees it.`,
+    );
+  }
+}
+
 export class Policy {
   /** @internal The engine, until its memory is released (then `misuse`). */
   get core(): CorePolicy {
@@ -147,6 +166,7 @@ export class Policy {
     this.wallNow = wall === undefined ? wallNow : checkedClock(callable(wall, 'wallNow'), 'wallNow()');
     this.onEvent = onEvent;
     this.core.setWallClock(this.now(), this.wallNow());
+    countUnfreed(1);
   }
 
   /**
@@ -161,6 +181,7 @@ export class Policy {
   free(): void {
     if (this.#freed) return;
     this.#freed = true;
+    countUnfreed(-1);
     if (this.#open === 0) this.#release();
   }
 
