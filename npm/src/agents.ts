@@ -114,6 +114,8 @@ export interface ToolCallOptions {
   tool?: string;
   /** Aborting ends the call: `call` rejects with the reason. */
   signal?: AbortSignal;
+  /** Maps this call's errors to outcomes before the run's `classify` (a framework adapter knows its errors). */
+  classify?: RetryOptions<unknown>['classify'];
 }
 
 const RUN_OPTIONS = optionSpec({
@@ -135,6 +137,7 @@ const CALL_OPTIONS = optionSpec({
   serverDeduplicates: flag,
   tool: text,
   signal: optionalSignal,
+  classify: callable,
 });
 
 /** The reason code a tool call ends with for a give-up's stop reason (`not_retryable` -> `deterministic`, ...). */
@@ -270,7 +273,9 @@ export class Run {
       now: this.#options.now,
       // A failure a stoic layer inside already retried is final here.
       classify: (error) =>
-        innerError(error) !== undefined ? { class: 'deterministic' } : this.#options.classify?.(error),
+        innerError(error) !== undefined
+          ? { class: 'deterministic' }
+          : (options.classify?.(error) ?? this.#options.classify?.(error)),
     };
     try {
       const value = await inToolCall(context, () => retryIn(this.#quota, tool, retryOptions));

@@ -79,5 +79,7 @@ pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL}
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics, metric_catalogue};
 pub use run::{default_run_max_retries, nested_retry_header, tool_reason, CoreRunQuota};
+#[cfg(feature = "tools")]
+pub use run::tool_retry_later;
 #[cfg(feature = "server")]
 pub use server::{payload_fingerprint, CoreServerIdempotency};

@@ -55,6 +55,18 @@ pub fn tool_reason(stop_reason: &str) -> Option<String> {
     ToolReason::of_code(stop_reason).map(|r| r.code().to_owned())
 }
 
+/// Whether a tool call that ended with the tool reason code `reason` may be
+/// made again later with the same arguments and hope for another answer
+/// (the framework adapters' `retryable`); undefined for an unknown code.
+#[cfg(feature = "tools")]
+#[wasm_bindgen(js_name = toolRetryLater)]
+pub fn tool_retry_later(reason: &str) -> Option<bool> {
+    ToolReason::ALL
+        .into_iter()
+        .find(|r| r.code() == reason)
+        .map(ToolReason::retry_later)
+}
+
 /// The header a layer above stoic marks its retries with
 /// (`x-stainless-retry-count`).
 #[wasm_bindgen(js_name = nestedRetryHeader)]

@@ -1,0 +1,173 @@
+/**
+ * The `stoic/ai` entry: the Vercel AI SDK's tools run through an agent run.
+ *
+ * ```js
+ * import { generateText, stepCountIs } from 'ai';
+ * import { Run } from 'stoic';
+ * import { stoicTools } from 'stoic/ai';
+ *
+ * const run = new Run('run-7');
+ * const result = await generateText({
+ *   model,                                  // its provider's fetch: createFetch({ returnFailedResponses: true })
+ *   maxRetries: 0,                          // one layer retries: stoic's
+ *   tools: stoicTools(run, { createOrder, getOrder }, { idempotent: ['getOrder'] }),
+ *   stopWhen: stepCountIs(5),
+ *   prompt,
+ * });
+ * ```
+ *
+ * Each tool's `execute` runs as `run.call(toolCallId, ...)`: the tool call
+ * id is the step, the input the arguments the key hashes. A transient
+ * failure is retried inside and the model never hears of it. A failure
+ * stoic will not retry ends `execute` with a `ToolFailure`, which the SDK
+ * turns into its own `tool-error` part; what the model reads there is the
+ * run's observation, word for word (the error's `toString()` and its JSON
+ * form are the observation, so neither the text path nor the JSON path
+ * shows the model `ToolFailure: ...` or `{}`). The decision is the run's;
+ * this module only hands it to the SDK.
+ *
+ * A tool whose `execute` streams (an async iterable) is read to its end
+ * inside the call and answers with its last value: a retried tool's
+ * partial outputs are not shown as preliminary results.
+ *
+ * Nothing here imports the AI SDK: any tool set whose tools have
+ * `execute(input, { toolCallId, abortSignal })` works (the `ai` package is
+ * an optional peer dependency).
+ */
+import type { Run, ToolCall, ToolReason, ToolResult } from './agents.js';
+import { toolRetryLater } from './wasm/stoic_wasm.js';
+
+/** The part of an AI SDK tool this module uses. */
+export interface AiTool {
+  execute?: (input: never, options: never) => unknown;
+}
+
+/** What `execute` receives besides the input (the AI SDK's `ToolExecutionOptions`, in part). */
+export interface AiToolExecutionOptions {
+  toolCallId: string;
+  abortSignal?: AbortSignal;
+}
+
+/** What this module needs of a run: `Run` from `stoic`. */
+export type RunLike = Pick<Run, 'call'>;
+
+export interface StoicToolsOptions {
+  /** Names of the tools that are safe to repeat (reads, writes that set a value): retried after a failure that may have been applied. */
+  idempotent?: readonly string[];
+  /** Whether the servers the tools write to honour the run's key (default: the run's `serverDeduplicates`). */
+  serverDeduplicates?: boolean;
+}
+
+/**
+ * A tool call stoic will not retry, as the error `execute` ends with: the
+ * AI SDK reports it as a `tool-error` part, and the model reads the
+ * observation.
+ */
+export class ToolFailure extends Error {
+  override readonly name = 'ToolFailure';
+  /** Why the call ended (the core's code). */
+  readonly reason: ToolReason | undefined;
+  /** Whether the same call may succeed if made again later (the core's answer for `reason`). */
+  readonly retryable: boolean;
+  /** Milliseconds until trying again may make sense, when known. */
+  readonly retryAfterMs: number | undefined;
+  /** The tool call's idempotency key. */
+  readonly key: string;
+  /** The run's whole answer (its `error` is the tool's last error, for logs). */
+  readonly result: ToolResult<unknown>;
+
+  constructor(result: ToolResult<unknown>) {
+    super(result.observation ?? String(result.reason), { cause: result.error });
+    this.reason = result.reason;
+    this.retryable = retryable(result.reason);
+    this.retryAfterMs = result.retryAfterMs;
+    this.key = result.key;
+    this.result = result;
+  }
+
+  /** The observation: the AI SDK's text for a tool error is `String(error)`. */
+  override toString(): string {
+    return this.message;
+  }
+
+  /** The observation, where the AI SDK sends a tool error as JSON. */
+  toJSON(): string {
+    return this.message;
+  }
+}
+
+/** Whether a tool call that ended for `reason` may be made again later (the core's `retry_later`). */
+export function retryable(reason: ToolReason | undefined): boolean {
+  return reason !== undefined && toolRetryLater(reason) === true;
+}
+
+function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as AsyncIterable<unknown>)[Symbol.asyncIterator] === 'function';
+}
+
+/** The last value of a streaming tool's outputs. */
+async function lastOf(outputs: AsyncIterable<unknown>): Promise<unknown> {
+  let last: unknown;
+  for await (const output of outputs) last = output;
+  return last;
+}
+
+/** The arguments the key hashes: the input object (a tool's input that is not one is hashed as `{ input }`). */
+function argsOf(input: unknown): object {
+  return typeof input === 'object' && input !== null && !Array.isArray(input) ? input : { input };
+}
+
+/**
+ * `tools` with each `execute` run through `run` (see the module docs); tools
+ * without `execute` are left as they are. Returns a new tool set of the
+ * same type.
+ */
+export function stoicTools<TOOLS extends Record<string, AiTool>>(run: RunLike, tools: TOOLS, options: StoicToolsOptions = {}): TOOLS {
+  if (typeof run?.call !== 'function') {
+    throw Object.assign(new TypeError('stoicTools(run, tools, options): run must be a Run from stoic'), { code: 'wrong_type', field: 'run' });
+  }
+  if (typeof tools !== 'object' || tools === null) {
+    throw Object.assign(new TypeError('stoicTools(run, tools, options): tools must be a tool set'), { code: 'wrong_type', field: 'tools' });
+  }
+  const idempotent = new Set(options.idempotent ?? []);
+  for (const name of idempotent) {
+    if (!Object.hasOwn(tools, name)) {
+      throw Object.assign(new TypeError(`stoicTools(run, tools, options): idempotent names "${name}", which is not a tool of the set`), {
+        code: 'invalid_value',
+        field: 'idempotent',
+      });
+    }
+  }
+  const wrapped: Record<string, AiTool> = {};
+  for (const [name, tool] of Object.entries(tools)) {
+    const execute = tool.execute as ((input: unknown, options: AiToolExecutionOptions) => unknown) | undefined;
+    if (typeof execute !== 'function') {
+      wrapped[name] = tool;
+      continue;
+    }
+    const executeInRun = async (input: unknown, given: AiToolExecutionOptions): Promise<unknown> => {
+      const attempt = async (call: ToolCall): Promise<unknown> => {
+        // The tool's abortSignal is the attempt's: it fires at the attempt's
+        // timeout and with the SDK's abort (made only if the tool reads it).
+        const output = await execute.call(tool, input, {
+          ...given,
+          get abortSignal() {
+            return call.signal;
+          },
+        });
+        return isAsyncIterable(output) ? lastOf(output) : output;
+      };
+      const result = await run.call(given.toolCallId, attempt, {
+        args: argsOf(input),
+        tool: name,
+        idempotent: idempotent.has(name),
+        serverDeduplicates: options.serverDeduplicates,
+        signal: given.abortSignal,
+      });
+      if (result.ok) return result.value;
+      throw new ToolFailure(result);
+    };
+    wrapped[name] = { ...tool, execute: executeInRun };
+  }
+  return wrapped as TOOLS;
+}
