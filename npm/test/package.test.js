@@ -48,14 +48,33 @@ test('npm pack, install the tarball, import from ESM and CJS, type-check a consu
       assert.deepEqual(JSON.parse(out.trim().split('\n').at(-1)), expected, file);
     }
 
+    // The framework adapters' subpaths use the engine the package's entry loaded.
+    writeFileSync(
+      join(project, 'adapters.mjs'),
+      `import { Run } from 'stoic';
+import { stoicTools, ToolFailure } from 'stoic/ai';
+import { callTool, toolHandler, ToolReplays, META } from 'stoic/mcp';
+const run = new Run('run');
+const tools = stoicTools(run, { t: { execute: async (input) => input.n + 1 } });
+const value = await tools.t.execute({ n: 1 }, { toolCallId: 'c1', messages: [] });
+const handler = toolHandler('t', async (args) => ({ content: [{ type: 'text', text: String(args.n) }] }), { run, replays: new ToolReplays() });
+const answer = await handler({ n: 2 }, { requestId: 1, _meta: { [META.idempotencyKey]: 'k1' } });
+console.log(JSON.stringify({ value, text: answer.content[0].text, failure: typeof ToolFailure, callTool: typeof callTool }));
+`,
+    );
+    const adapters = execFileSync(process.execPath, ['adapters.mjs'], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
+    assert.deepEqual(JSON.parse(adapters.trim().split('\n').at(-1)), { value: 2, text: '2', failure: 'function', callTool: 'function' });
+
     // TypeScript consumers, as each resolution mode and module kind sees the
     // package: ESM under node16, nodenext and bundler; CommonJS under
     // nodenext (require of an ES module, TS >= 5.8) and under node16 through
     // `import()` (node16 refuses require of an ES module: TS1479).
-    const typed = `import { retry, createFetch, Policy, type Decision } from 'stoic';
+    const typed = `import { retry, createFetch, Policy, Run, type Decision } from 'stoic';
 import { init } from 'stoic/init';
 import { parseRetryAfter } from 'stoic/inline';
 import { CircuitBreaker } from 'stoic/full';
+import { stoicTools, type ToolFailure } from 'stoic/ai';
+import { toolHandler, ToolReplays } from 'stoic/mcp';
 export const breaker = new CircuitBreaker();
 const policy = new Policy({ maxAttempts: 3, timeouts: { totalMs: 10_000 } });
 const fetchWithRetries = createFetch({ policy });
@@ -64,6 +83,12 @@ const delay: number = d.kind === 'retry' ? d.delayMs : 0;
 export const loaded: Promise<void> = init(new URL('https://cdn.example/stoic.wasm'));
 export const hint: number | null = parseRetryAfter('5');
 export const run = () => retry(async () => (await fetchWithRetries('http://127.0.0.1:1/')).status + delay, { policy });
+export const tools = stoicTools(new Run('r'), { t: { execute: async (input: { n: number }) => input.n } });
+export const handler = toolHandler('t', async (args: { n: number }, _extra, call) => ({ content: [{ type: 'text', text: \`\${args.n} \${call.key}\` }] }), {
+  run: () => new Run('srv'),
+  replays: new ToolReplays(),
+});
+export const reason = (error: ToolFailure): string | undefined => error.reason;
 `;
     const dynamic = `export async function run(): Promise<number> {
   const { retry } = await import('stoic');
