@@ -12,7 +12,7 @@
 import { build } from '../npm/node_modules/esbuild/lib/main.js';
 import { renameSync } from 'node:fs';
 
-const ENTRIES = ['node', 'browser', 'full', 'workerd', 'inline', 'manual', 'redis', 'prometheus', 'opentelemetry', 'ai', 'mcp'];
+const ENTRIES = ['node', 'browser', 'full', 'workerd', 'inline', 'manual', 'redis', 'prometheus', 'opentelemetry', 'ai', 'mcp', 'openai-agents'];
 const CLIENT_GLUE = { browser: 'stoic_client.js' };
 
 for (const entry of ENTRIES) {

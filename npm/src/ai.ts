@@ -34,8 +34,10 @@
  * `execute(input, { toolCallId, abortSignal })` works (the `ai` package is
  * an optional peer dependency).
  */
-import type { Run, ToolCall, ToolReason, ToolResult } from './agents.js';
-import { toolRetryLater } from './wasm/stoic_wasm.js';
+import type { Run, ToolCall } from './agents.js';
+import { ToolFailure } from './tool-failure.js';
+
+export { retryable, ToolFailure } from './tool-failure.js';
 
 /** The part of an AI SDK tool this module uses. */
 export interface AiTool {
@@ -56,49 +58,6 @@ export interface StoicToolsOptions {
   idempotent?: readonly string[];
   /** Whether the servers the tools write to honour the run's key (default: the run's `serverDeduplicates`). */
   serverDeduplicates?: boolean;
-}
-
-/**
- * A tool call stoic will not retry, as the error `execute` ends with: the
- * AI SDK reports it as a `tool-error` part, and the model reads the
- * observation.
- */
-export class ToolFailure extends Error {
-  override readonly name = 'ToolFailure';
-  /** Why the call ended (the core's code). */
-  readonly reason: ToolReason | undefined;
-  /** Whether the same call may succeed if made again later (the core's answer for `reason`). */
-  readonly retryable: boolean;
-  /** Milliseconds until trying again may make sense, when known. */
-  readonly retryAfterMs: number | undefined;
-  /** The tool call's idempotency key. */
-  readonly key: string;
-  /** The run's whole answer (its `error` is the tool's last error, for logs). */
-  readonly result: ToolResult<unknown>;
-
-  constructor(result: ToolResult<unknown>) {
-    super(result.observation ?? String(result.reason), { cause: result.error });
-    this.reason = result.reason;
-    this.retryable = retryable(result.reason);
-    this.retryAfterMs = result.retryAfterMs;
-    this.key = result.key;
-    this.result = result;
-  }
-
-  /** The observation: the AI SDK's text for a tool error is `String(error)`. */
-  override toString(): string {
-    return this.message;
-  }
-
-  /** The observation, where the AI SDK sends a tool error as JSON. */
-  toJSON(): string {
-    return this.message;
-  }
-}
-
-/** Whether a tool call that ended for `reason` may be made again later (the core's `retry_later`). */
-export function retryable(reason: ToolReason | undefined): boolean {
-  return reason !== undefined && toolRetryLater(reason) === true;
 }
 
 function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {

@@ -35,9 +35,10 @@
  * reply(result.ok ? result.value.content : result.observation);
  * ```
  */
-import type { Run, ToolCall, ToolReason, ToolResult } from './agents.js';
+import type { Run, ToolCall, ToolResult } from './agents.js';
 import type { Outcome } from './types.js';
-import { CoreServerIdempotency, payloadFingerprint, toolRetryLater } from './wasm/stoic_wasm.js';
+import { retryable as retryLater } from './tool-failure.js';
+import { CoreServerIdempotency, payloadFingerprint } from './wasm/stoic_wasm.js';
 
 /** The `_meta` keys stoic reads and writes (reverse-DNS prefixed, as the specification asks of vendors). */
 export const META = {
@@ -74,11 +75,6 @@ export interface McpRequestExtra {
 
 /** What this module needs of a run: `Run` from `stoic`. */
 export type RunLike = Pick<Run, 'call'>;
-
-/** Whether a tool call that ended for `reason` may be made again later (the core's `retry_later`). */
-function retryLater(reason: ToolReason | undefined): boolean {
-  return reason !== undefined && toolRetryLater(reason) === true;
-}
 
 /**
  * A run's `ToolResult` as MCP answers a tool call: the tool's own result,

@@ -54,16 +54,20 @@ test('npm pack, install the tarball, import from ESM and CJS, type-check a consu
       `import { Run } from 'stoic';
 import { stoicTools, ToolFailure } from 'stoic/ai';
 import { callTool, toolHandler, ToolReplays, META } from 'stoic/mcp';
+import { runTool, errorFunction } from 'stoic/openai-agents';
 const run = new Run('run');
+const agentsTool = runTool(run, { name: 'u', execute: async (input) => input.n * 10 });
+const tenfold = await agentsTool.execute({ n: 3 }, {}, { toolCall: { callId: 'c9' } });
+const words = await errorFunction(run)({}, Object.assign(new Error('HTTP 422'), { status: 422 }));
 const tools = stoicTools(run, { t: { execute: async (input) => input.n + 1 } });
 const value = await tools.t.execute({ n: 1 }, { toolCallId: 'c1', messages: [] });
 const handler = toolHandler('t', async (args) => ({ content: [{ type: 'text', text: String(args.n) }] }), { run, replays: new ToolReplays() });
 const answer = await handler({ n: 2 }, { requestId: 1, _meta: { [META.idempotencyKey]: 'k1' } });
-console.log(JSON.stringify({ value, text: answer.content[0].text, failure: typeof ToolFailure, callTool: typeof callTool }));
+console.log(JSON.stringify({ value, text: answer.content[0].text, failure: typeof ToolFailure, callTool: typeof callTool, tenfold, words: words.slice(0, 8) }));
 `,
     );
     const adapters = execFileSync(process.execPath, ['adapters.mjs'], { cwd: project, encoding: 'utf8', stdio: 'pipe' });
-    assert.deepEqual(JSON.parse(adapters.trim().split('\n').at(-1)), { value: 2, text: '2', failure: 'function', callTool: 'function' });
+    assert.deepEqual(JSON.parse(adapters.trim().split('\n').at(-1)), { value: 2, text: '2', failure: 'function', callTool: 'function', tenfold: 30, words: 'HTTP 422' });
 
     // TypeScript consumers, as each resolution mode and module kind sees the
     // package: ESM under node16, nodenext and bundler; CommonJS under
@@ -75,6 +79,7 @@ import { parseRetryAfter } from 'stoic/inline';
 import { CircuitBreaker } from 'stoic/full';
 import { stoicTools, type ToolFailure } from 'stoic/ai';
 import { toolHandler, ToolReplays } from 'stoic/mcp';
+import { runTool } from 'stoic/openai-agents';
 export const breaker = new CircuitBreaker();
 const policy = new Policy({ maxAttempts: 3, timeouts: { totalMs: 10_000 } });
 const fetchWithRetries = createFetch({ policy });
@@ -89,6 +94,7 @@ export const handler = toolHandler('t', async (args: { n: number }, _extra, call
   replays: new ToolReplays(),
 });
 export const reason = (error: ToolFailure): string | undefined => error.reason;
+export const agentsTool = runTool(new Run('r'), { name: 'u', execute: async (input: { n: number }) => input.n });
 `;
     const dynamic = `export async function run(): Promise<number> {
   const { retry } = await import('stoic');

@@ -1,6 +1,7 @@
 // Type-checked by test/adapter_types.test.js against the frameworks' own
-// types (the pinned ai and @modelcontextprotocol/sdk): what a TypeScript
-// user writes with stoic/ai and stoic/mcp compiles without casts.
+// types (the pinned ai, @modelcontextprotocol/sdk and @openai/agents): what
+// a TypeScript user writes with stoic/ai, stoic/mcp and stoic/openai-agents
+// compiles without casts.
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { generateText, stepCountIs, tool } from 'ai';
@@ -9,6 +10,8 @@ import { z } from 'zod';
 import { Run } from 'stoic';
 import { stoicTools, ToolFailure } from 'stoic/ai';
 import { callTool, asCallToolResult, toolHandler, ToolReplays } from 'stoic/mcp';
+import { Agent, tool as agentsTool } from '@openai/agents';
+import { errorFunction, runTool } from 'stoic/openai-agents';
 
 const run = new Run('run-7');
 
@@ -49,3 +52,21 @@ const tools = stoicTools(
 export const generated = generateText({ model: new MockLanguageModelV4(), maxRetries: 0, tools, stopWhen: stepCountIs(3), prompt: 'hi' }).then((r) =>
   r.steps.flatMap((step) => step.content).map((part) => (part.type === 'tool-error' && part.error instanceof ToolFailure ? part.error.reason : part.type)),
 );
+
+// The OpenAI Agents SDK: runTool's options are still tool()'s; errorFunction is one.
+const createOrder = agentsTool(
+  runTool(run, {
+    name: 'create_order',
+    description: 'Create an order',
+    parameters: z.object({ sku: z.string() }),
+    execute: async ({ sku }: { sku: string }) => `ordered ${sku}`,
+  }),
+);
+const getOrder = agentsTool({
+  name: 'get_order',
+  description: 'Read an order',
+  parameters: z.object({ id: z.number() }),
+  execute: async ({ id }) => `order ${id}`,
+  errorFunction: errorFunction(run),
+});
+export const agent = new Agent({ name: 'orders', instructions: 'Place orders.', tools: [createOrder, getOrder] });
