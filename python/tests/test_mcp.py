@@ -9,7 +9,12 @@ how many times each tool ran, and what the HTTP server counted."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import struct
+import threading
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -17,6 +22,7 @@ import anyio
 import httpx
 import mcp_types
 import pytest
+import uvicorn
 from mcp import Client
 from mcp.client._memory import InMemoryTransport
 from mcp.server import Server
@@ -385,3 +391,134 @@ def test_the_result_mapping_and_retry_later() -> None:
         assert stoic.mcp.retry_later(reason)
     for reason in ("deterministic", "ambiguous", "cancelled", None):
         assert not stoic.mcp.retry_later(reason)
+
+
+# Streamable HTTP on 127.0.0.1, through a proxy that drops the connection
+# carrying the first answer of the tool (the tool ran; its answer is lost).
+# mcp 2.3.0's client reports that drop as the request's timeout (it logs the
+# transport error and the request waits out ``read_timeout_seconds``): the
+# timeout is what call_tool sees and judges.
+
+
+class DroppingProxy:
+    """A TCP proxy to ``port`` that resets the client's connection instead
+    of relaying the next bytes of an answer once ``drop`` is set."""
+
+    def __init__(self, port: int) -> None:
+        self.upstream = port
+        self.drop = threading.Event()
+        self.dropped = 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = int(self.listener.getsockname()[1])
+        self.closed = False
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while not self.closed:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.upstream))
+            threading.Thread(target=self._pump, args=(client, upstream, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(upstream, client, True), daemon=True).start()
+
+    def _pump(self, source: Any, sink: Any, answers: bool) -> None:
+        try:
+            while data := source.recv(65536):
+                if answers and self.drop.is_set():
+                    self.drop.clear()
+                    self.dropped += 1
+                    sink.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    sink.close()
+                    source.close()
+                    return
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for sock in (source, sink):
+                with contextlib.suppress(OSError):
+                    sock.close()
+
+    def close(self) -> None:
+        self.closed = True
+        self.listener.close()
+
+
+@pytest.fixture
+def http_orders() -> Any:
+    """An MCPServer over Streamable HTTP (uvicorn on 127.0.0.1) whose tool
+    drops its first answer's connection; yields (url, runs, proxy)."""
+    runs: list[str] = []
+    app = MCPServer("orders-http")
+    proxy_box: list[DroppingProxy] = []
+
+    @app.tool()
+    @stoic.mcp.tool(run=Run("http-srv"))
+    async def create_order(ref: str) -> str:
+        """Creates an order."""
+        runs.append(current_key() or "")
+        if len(runs) == 1:
+            proxy_box[0].drop.set()  # the tool ran; its answer will be lost
+        return f"order {ref} created"
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    config = uvicorn.Config(
+        app.streamable_http_app(stateless_http=True, json_response=True),
+        host="127.0.0.1",
+        port=port,
+        log_level="error",
+        lifespan="on",
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.01)
+    proxy = DroppingProxy(port)
+    proxy_box.append(proxy)
+    yield f"http://127.0.0.1:{proxy.port}/mcp", runs, proxy
+    proxy.close()
+    server.should_exit = True
+    thread.join(5)
+
+
+def test_streamable_http_a_dropped_answer_is_replayed_by_key(
+    http_orders: Any, clock: stoic.VirtualClock
+) -> None:
+    url, runs, proxy = http_orders
+    run = Run("run-h1", **FAST)
+
+    async def main() -> Any:
+        async with Client(url, read_timeout_seconds=1) as client:
+            return await stoic.mcp.call_tool(
+                client, run, "call_1", "create_order", {"ref": "a"}, server_deduplicates=True
+            )
+
+    result = go(main)
+    assert proxy.dropped == 1
+    assert result.ok, result
+    assert text(result.value) == "order a created"
+    assert result.attempts == 2
+    assert len(runs) == 1  # the tool ran once; the repeat got its stored answer
+
+
+def test_streamable_http_a_dropped_unkeyed_answer_is_not_repeated(
+    http_orders: Any, clock: stoic.VirtualClock
+) -> None:
+    url, runs, proxy = http_orders
+    run = Run("run-h2", **FAST)
+
+    async def main() -> Any:
+        async with Client(url, read_timeout_seconds=1) as client:
+            return await stoic.mcp.call_tool(client, run, "call_1", "create_order", {"ref": "b"})
+
+    result = go(main)
+    assert proxy.dropped == 1
+    assert not result.ok
+    assert result.reason == "ambiguous"
+    assert result.attempts == 1
+    assert len(runs) == 1
