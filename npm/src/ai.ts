@@ -35,7 +35,7 @@
  * an optional peer dependency).
  */
 import type { Run, ToolCall } from './agents.js';
-import { ToolFailure } from './tool-failure.js';
+import { ToolFailure, wrongType } from './tool-failure.js';
 
 export { retryable, ToolFailure } from './tool-failure.js';
 
@@ -82,16 +82,18 @@ function argsOf(input: unknown): object {
  * same type.
  */
 export function stoicTools<TOOLS extends Record<string, AiTool>>(run: RunLike, tools: TOOLS, options: StoicToolsOptions = {}): TOOLS {
-  if (typeof run?.call !== 'function') {
-    throw Object.assign(new TypeError('stoicTools(run, tools, options): run must be a Run from stoic'), { code: 'wrong_type', field: 'run' });
+  const call = 'stoicTools(run, tools, options)';
+  if (typeof run?.call !== 'function') throw wrongType(call, 'run', 'a Run from stoic');
+  if (typeof tools !== 'object' || tools === null) throw wrongType(call, 'tools', 'a tool set');
+  if (typeof options !== 'object' || options === null) throw wrongType(call, 'options', 'an object');
+  const names = options.idempotent ?? [];
+  if (!Array.isArray(names) || !names.every((name) => typeof name === 'string')) {
+    throw wrongType(call, 'idempotent', 'an array of tool names');
   }
-  if (typeof tools !== 'object' || tools === null) {
-    throw Object.assign(new TypeError('stoicTools(run, tools, options): tools must be a tool set'), { code: 'wrong_type', field: 'tools' });
-  }
-  const idempotent = new Set(options.idempotent ?? []);
+  const idempotent = new Set(names);
   for (const name of idempotent) {
     if (!Object.hasOwn(tools, name)) {
-      throw Object.assign(new TypeError(`stoicTools(run, tools, options): idempotent names "${name}", which is not a tool of the set`), {
+      throw Object.assign(new TypeError(`${call}: idempotent names "${name}", which is not a tool of the set`), {
         code: 'invalid_value',
         field: 'idempotent',
       });

@@ -37,7 +37,7 @@
  */
 import type { Run, ToolCall, ToolResult } from './agents.js';
 import type { Outcome } from './types.js';
-import { retryable as retryLater } from './tool-failure.js';
+import { retryable as retryLater, wrongType } from './tool-failure.js';
 import { CoreServerIdempotency, payloadFingerprint } from './wasm/stoic_wasm.js';
 
 /** The `_meta` keys stoic reads and writes (reverse-DNS prefixed, as the specification asks of vendors). */
@@ -82,24 +82,22 @@ export type RunLike = Pick<Run, 'call'>;
  * `_meta`.
  */
 export function asCallToolResult(result: ToolResult<McpToolResult>): McpToolResult {
-  if (result.ok && typeof result.value === 'object' && result.value !== null) return result.value;
-  if (result.ok) return { content: [] };
-  const meta: Record<string, unknown> = {
-    [META.reason]: result.reason,
-    [META.retryable]: retryLater(result.reason),
-  };
-  if (result.retryAfterMs !== undefined) meta[META.retryAfterMs] = result.retryAfterMs;
-  return { isError: true, content: [{ type: 'text', text: result.observation ?? '' }], _meta: meta };
+  const given = result as Partial<ToolResult<McpToolResult>> | null | undefined;
+  if (typeof given !== 'object' || given === null || typeof given.ok !== 'boolean') {
+    throw wrongType('asCallToolResult(result)', 'result', "a run's ToolResult");
+  }
+  if (given.ok) return typeof given.value === 'object' && given.value !== null ? given.value : { content: [] };
+  if (typeof given.observation !== 'string') throw wrongType('asCallToolResult(result)', 'result.observation', 'text');
+  const reason = typeof given.reason === 'string' ? given.reason : undefined;
+  const meta: Record<string, unknown> = { [META.reason]: reason, [META.retryable]: retryLater(reason) };
+  if (Number.isFinite(given.retryAfterMs)) meta[META.retryAfterMs] = given.retryAfterMs;
+  return { isError: true, content: [{ type: 'text', text: given.observation }], _meta: meta };
 }
 
 /** The arguments the key hashes: the tool's arguments object (none: `{}`). */
 function argsOf(args: unknown): object {
   if (args === undefined || args === null) return {};
   return typeof args === 'object' && !Array.isArray(args) ? args : { arguments: args };
-}
-
-function wrongType(call: string, field: string, what: string): TypeError {
-  return Object.assign(new TypeError(`${call}: ${field} must be ${what}`), { code: 'wrong_type', field });
 }
 
 // ------------------------------------------------------------------ server
@@ -139,6 +137,9 @@ export interface ToolReplaysOptions {
   now?: () => number;
 }
 
+/** `ToolReplays`' answer for one request (a module function: not part of the class's API). */
+let answerOf: (replays: ToolReplays, key: string, fingerprint: string, execute: () => Promise<Execution>) => Promise<McpToolResult>;
+
 /** Keys between sweeps of the entries whose time is over. */
 const SWEEP_EVERY = 1024;
 
@@ -172,8 +173,12 @@ export class ToolReplays {
     return this.#entries.size;
   }
 
-  /** Runs `execute` once per key and payload; repeats replay its result. @internal */
-  async answer(key: string, fingerprint: string, execute: () => Promise<Execution>): Promise<McpToolResult> {
+  static {
+    answerOf = (replays, key, fingerprint, execute) => replays.#answer(key, fingerprint, execute);
+  }
+
+  /** Runs `execute` once per key and payload; repeats replay its result. */
+  async #answer(key: string, fingerprint: string, execute: () => Promise<Execution>): Promise<McpToolResult> {
     for (;;) {
       const slot = this.#entries.get(key);
       const decision = this.#core.decide(this.#now(), key, fingerprint, slot?.entry ?? null) as ServerDecision;
@@ -318,7 +323,7 @@ export function toolHandler<Args, Extra extends McpRequestExtra, R extends McpTo
     const fingerprint = payloadFingerprint(JSON.stringify({ tool: name, arguments: args }));
     // The request's key is the step: the handler's own keyed writes are the
     // same on the caller's repeats of this call.
-    return replays.answer(key, fingerprint, () => execute(key));
+    return answerOf(replays, key, fingerprint, () => execute(key));
   };
   return wrapped as unknown as (args: Args, extra: Extra) => Promise<R>;
 }
@@ -451,13 +456,17 @@ export async function callTool(
       });
     }
   }
+  const timeoutMs = options.timeoutMs;
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
+    throw wrongType(call, 'timeoutMs', 'a number of milliseconds above 0');
+  }
   const idempotent = options.idempotent ?? (await declaredSafe(client, params.name));
   return run.call(
     step,
     async (toolCall) => {
       const request = { ...params, _meta: { ...params._meta, [META.idempotencyKey]: toolCall.key } };
       const requestOptions: { signal: AbortSignal; timeout?: number } = { signal: toolCall.signal };
-      if (options.timeoutMs !== undefined) requestOptions.timeout = options.timeoutMs;
+      if (timeoutMs !== undefined) requestOptions.timeout = timeoutMs;
       return (await client.callTool(request, undefined, requestOptions)) as McpToolResult;
     },
     {

@@ -41,7 +41,7 @@
  * retries.
  */
 import type { Run, ToolCall, ToolResult } from './agents.js';
-import { ToolFailure } from './tool-failure.js';
+import { ToolFailure, wrongType } from './tool-failure.js';
 
 export { retryable, ToolFailure } from './tool-failure.js';
 
@@ -124,10 +124,15 @@ export function runTool<O extends AgentsToolOptions>(run: RunLike | ((context: u
     throw Object.assign(new TypeError(`${call}: run must be a Run from stoic, or a function that returns one`), { code: 'wrong_type', field: 'run' });
   }
   if (typeof options !== 'object' || options === null || typeof options.execute !== 'function') {
-    throw Object.assign(new TypeError(`${call}: options must be the tool's options, with execute`), { code: 'wrong_type', field: 'options' });
+    throw wrongType(call, 'options', "the tool's options, with execute");
+  }
+  if (typeof settings !== 'object' || settings === null) throw wrongType(call, 'settings', 'an object');
+  if (settings.idempotent !== undefined && typeof settings.idempotent !== 'boolean') throw wrongType(call, 'idempotent', 'true or false');
+  if (settings.serverDeduplicates !== undefined && typeof settings.serverDeduplicates !== 'boolean') {
+    throw wrongType(call, 'serverDeduplicates', 'true or false');
   }
   const execute = options.execute as (input: unknown, context?: unknown, details?: AgentsToolCallDetails) => unknown;
-  const name = options.name ?? execute.name;
+  const name = typeof options.name === 'string' ? options.name : execute.name;
   const runOf = (context: unknown): RunLike =>
     typeof run === 'function' ? (run as (context: unknown) => RunLike)(context) : run;
   const wrapped = async (input: unknown, context?: unknown, details?: AgentsToolCallDetails): Promise<unknown> => {

@@ -22,11 +22,15 @@ export class ToolFailure extends Error {
   readonly result: ToolResult<unknown>;
 
   constructor(result: ToolResult<unknown>) {
-    super(result.observation ?? String(result.reason), { cause: result.error });
-    this.reason = result.reason;
-    this.retryable = retryable(result.reason);
-    this.retryAfterMs = result.retryAfterMs;
-    this.key = result.key;
+    const given = result as Partial<ToolResult<unknown>> | null | undefined;
+    if (typeof given !== 'object' || given === null || given.ok !== false || typeof given.observation !== 'string') {
+      throw wrongType('new ToolFailure(result)', 'result', "a run's ToolResult of a failed call");
+    }
+    super(given.observation, { cause: given.error });
+    this.reason = typeof given.reason === 'string' ? given.reason : undefined;
+    this.retryable = retryable(this.reason);
+    this.retryAfterMs = Number.isFinite(given.retryAfterMs) ? given.retryAfterMs : undefined;
+    this.key = typeof given.key === 'string' ? given.key : '';
     this.result = result;
   }
 
@@ -43,6 +47,11 @@ export class ToolFailure extends Error {
 
 /** Whether a tool call that ended for `reason` may be made again later (the core's `retry_later`). */
 export function retryable(reason: ToolReason | undefined): boolean {
-  return reason !== undefined && toolRetryLater(reason) === true;
+  return typeof reason === 'string' && toolRetryLater(reason) === true;
+}
+
+/** A `TypeError` with the package's `code` and `field`, for an argument of the wrong kind. @internal */
+export function wrongType(call: string, field: string, what: string): TypeError {
+  return Object.assign(new TypeError(`${call}: ${field} must be ${what}`), { code: 'wrong_type', field });
 }
 

@@ -722,6 +722,10 @@ function validInstance(m, cls, values) {
     return started;
   }
   if (cls === 'Backoff') return new m.Backoff({ seed: 1 });
+  if (cls === 'ToolFailure') {
+    const failed = { ok: false, value: undefined, observation: 'HTTP 422', reason: 'deterministic', key: 'run:step:0', attempts: 1, retryAfterMs: undefined, error: undefined };
+    return new m.ToolFailure(failed);
+  }
   if (cls === 'Run') return new m.Run('fuzz-run', { policyOptions: { seed: 1 }, sleep: fakeSleep });
   if (cls === 'FleetSync') {
     // A store that is never there: every exchange fails (and says so).
