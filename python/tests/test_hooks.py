@@ -98,7 +98,7 @@ def test_a_refused_next_attempt_is_a_give_up(clock: stoic.VirtualClock) -> None:
     assert isinstance(heard.give_ups[0].exception, ConnectionRefusedError)
 
 
-def test_a_hook_that_raises_ends_the_call_with_its_own_error(clock: stoic.VirtualClock) -> None:
+def test_an_interrupt_a_hook_raises_ends_the_call(clock: stoic.VirtualClock) -> None:
     calls = 0
 
     def refuse(info: stoic.RetryInfo) -> None:

@@ -26,6 +26,7 @@ from ._classify import Rejected
 from ._clock import Clock, SystemClock, VirtualClock, monotonic
 from ._decorator import RetryingFunction, retry
 from ._errors import ConfigError, ConfigProblem, InputError, RetryError, StoicError
+from ._hooks import HookWarning
 from ._loop import Attempt, Retrying, retrying
 from ._runtime import RetryInfo
 from ._statistics import CallStatistics
@@ -51,6 +52,7 @@ __all__ = [
     "Clock",
     "ConfigError",
     "ConfigProblem",
+    "HookWarning",
     "InputError",
     "Policy",
     "Rejected",

@@ -21,9 +21,19 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, Union
 
+from ._errors import InputError
 from ._stoic import host_policy
 
-__all__ = ["Outcome", "Rejected", "classify_exception", "classify_result"]
+__all__ = [
+    "BodyCut",
+    "Outcome",
+    "Rejected",
+    "body_cut",
+    "classify_exception",
+    "classify_result",
+    "is_network",
+    "mark_cut",
+]
 
 Class = Literal["transient", "deterministic", "ambiguous"]
 
@@ -248,6 +258,38 @@ def _aiohttp(exc: BaseException) -> Outcome | None:
     return None
 
 
+#: The attribute a transport sets on an exception that cut a response's body.
+_CUT = "_stoic_body_cut"
+
+
+@dataclass(frozen=True)
+class BodyCut:
+    """A response whose status and headers arrived, then whose body did not
+    (the connection dropped, or the deadline passed, while it was read)."""
+
+    response: Any
+    status: int
+
+
+def mark_cut(exc: BaseException, response: Any, status: int) -> None:
+    """Says that ``exc`` cut ``response``'s body: the engine hears
+    ``body_cut``, and the ``RetryError`` keeps the response. Kept on the
+    exception itself, so it travels with it to whoever reports it."""
+    setattr(exc, _CUT, BodyCut(response, status))
+
+
+def body_cut(exc: BaseException) -> Any:
+    """The response whose body ``exc`` cut, if it cut one."""
+    cut = getattr(exc, _CUT, None)
+    return cut.response if isinstance(cut, BodyCut) else None
+
+
+def is_network(exc: BaseException) -> bool:
+    """Whether ``exc`` is a network failure (a reset, a timeout), as opposed
+    to the caller's own error or an undecodable body."""
+    return classify_exception(exc, (), None)[0] == "network"
+
+
 def _matches(exc: BaseException, on: tuple[type[BaseException], ...] | Callable[..., Any]) -> bool:
     if isinstance(on, tuple):
         return isinstance(exc, on)
@@ -286,11 +328,16 @@ def classify_exception(
 ) -> Outcome:
     """What the engine should hear about ``exc``."""
     if classify is not None:
-        found = _from_user(classify(exc))
+        answer = classify(exc)
+        found = _from_user(answer)
         if found is not None:
+            if _succeeds(found):
+                raise _not_a_failure(exc, answer) from exc
             return found
     if on and _matches(exc, on):
         return ("raised", "transient", None)
+    if isinstance(getattr(exc, _CUT, None), BodyCut):
+        return ("network", "body_cut", None)
     if type(exc).__module__.startswith("aiohttp"):
         found = _aiohttp(exc)
         if found is not None:
@@ -308,7 +355,10 @@ def classify_exception(
         return found
     for mapper in (_httpx, _requests, _http_errors, _carried_status):
         found = mapper(exc)
-        if found is not None:
+        # An exception carrying a 2xx or 3xx (aiohttp's ContentTypeError on a
+        # 200, httpx's raise_for_status on a redirect) is not the server's
+        # failure but the caller's own error: it falls through to that.
+        if found is not None and not _succeeds(found):
             return found
     # What it wraps: the model SDKs' ``APIConnectionError`` and
     # ``APITimeoutError`` are raised from the httpx2 error, which says what
@@ -320,6 +370,28 @@ def classify_exception(
         if found is not None:
             return found
     return ("raised", UNKNOWN_CLASS, None)
+
+
+def _succeeds(outcome: Outcome) -> bool:
+    """Whether the engine would take ``outcome`` for a success: a class
+    ``success``, or a status below 400."""
+    kind, value, _ = outcome
+    if kind == "status":
+        return isinstance(value, int) and value < 400
+    return bool(value == "success")
+
+
+def _not_a_failure(exc: BaseException, answer: object) -> InputError:
+    """``classify=`` said a raised exception was a success: refused, since
+    the call would end with no value to return (an error is not a result)."""
+    return InputError(
+        f"classify= returned {answer!r} for {type(exc).__qualname__}: {exc}; a raised "
+        "exception cannot be a success (there is no value to return): return "
+        '"deterministic" to end the call without retrying it, "transient" to retry it, '
+        "or None for the default",
+        "not_a_failure",
+        "classify",
+    )
 
 
 def _wrapped(inner: BaseException) -> Outcome | None:
@@ -342,6 +414,14 @@ def classify_result(verdict: object, result: object) -> Outcome | None:
     if verdict is False:
         return ("rejected", "transient", f"rejected result: {result!r}"[:300])
     if isinstance(verdict, Rejected):
+        if verdict.cls == "success":  # type: ignore[comparison-overlap]
+            raise InputError(
+                f"validate= returned {verdict!r}: a rejected value cannot be a success; "
+                "return None or True to accept it, or reject it as transient, "
+                "deterministic or ambiguous",
+                "not_a_failure",
+                "validate",
+            )
         return ("rejected", verdict.cls, verdict.detail or f"rejected result: {result!r}"[:300])
     raise TypeError(f"validate returned {verdict!r}; expected None, a bool or a Rejected")
 
@@ -360,7 +440,9 @@ def exception_detail(exc: BaseException, outcome: Outcome | None = None) -> str 
         return body if isinstance(body, str) and body else None
     text = str(exc)
     name = type(exc).__qualname__
-    return f"{name}: {text}" if text else name
+    said = f"{name}: {text}" if text else name
+    cut = getattr(exc, _CUT, None)
+    return f"HTTP {cut.status}, then {said}" if isinstance(cut, BodyCut) else said
 
 
 def normalize_on(

@@ -8,9 +8,11 @@ few hundred nanoseconds. The loop itself is ``_executors.sync_loop`` /
 
 Each decorated function is its own scope unless ``scope=`` says otherwise
 (a name, or a function of the call's arguments): one failing function
-never opens the breaker of another. An exception from a hook (``validate``,
-``classify``) ends the engine call, so it gives back its breaker permit,
-and reaches the caller as itself.
+never opens the breaker of another. An exception from a judge
+(``validate``, ``classify``) ends the engine call, so it gives back its
+breaker permit, and reaches the caller as itself; one from a hook
+(``on_retry``, ``on_give_up``) is reported and the call goes on
+(``_hooks.py``). What may be decorated is ``_callables.py``'s.
 
 Timeouts: an ``async def`` attempt runs under the engine's per-attempt
 timeout (``timeouts={"read": ...}``, capped by the time left of
@@ -24,10 +26,10 @@ from __future__ import annotations
 
 import copy
 import functools
-import inspect
 from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
+from ._callables import is_async, resumer
 from ._classify import Classifier
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
@@ -128,8 +130,16 @@ def retry(
 
     ``on_retry=`` is called before each wait and ``on_give_up=`` when the
     engine stops a call that did not succeed, each with a ``RetryInfo``
-    (the decision, the attempt, its exception or result); a hook that
-    raises ends the call.
+    (the decision, the attempt, its exception or result). Hooks never
+    change the call's result: what they return is ignored (``on_give_up``
+    is no fallback: catch ``RetryError`` for one), and one that raises is
+    reported once as a ``stoic.HookWarning`` while the call goes on.
+
+    ``async def`` functions, objects with ``async def __call__`` and
+    callables that return a coroutine are retried asynchronously (awaiting
+    the call makes the attempts); generator functions and classes are
+    refused with a ``TypeError``. A ``classify=`` that calls an exception a
+    success is refused with ``InputError`` (``not_a_failure``).
 
     When the engine stops retrying, ``RetryError`` is raised from the last
     exception; failures it never considered retryable (and every failure,
@@ -175,12 +185,12 @@ def retry(
     )
 
     def decorate(target: Callable[P, T]) -> RetryingFunction[P, T]:
+        if not callable(target):
+            raise TypeError(f"@stoic.retry decorates a function, not {type(target).__name__}")
         last = LastCall(_operation(target, settings))
         own = copy.copy(settings)
         own.started = last.started
-        wrapped: Any = functools.wraps(target)(
-            _wrapper(target, own, inspect.iscoroutinefunction(target))
-        )
+        wrapped: Any = functools.wraps(target)(_wrapper(target, own, is_async(target)))
         wrapped.statistics = last.statistics
 
         def retry_with(**changes: Any) -> RetryingFunction[P, T]:
@@ -200,8 +210,6 @@ def retry(
         return cast(RetryingFunction[P, T], wrapped)
 
     if fn is not None:
-        if not callable(fn):
-            raise TypeError(f"@stoic.retry decorates a function, not {type(fn).__name__}")
         return decorate(fn)
     return decorate
 
@@ -213,6 +221,9 @@ def _operation(fn: Callable[..., Any], s: Settings) -> str:
 
 def _wrapper(fn: Callable[..., Any], s: Settings, asynchronous: bool) -> Callable[..., Any]:
     """The decorated function: the retry loop around ``fn``."""
+    operation = _operation(fn, s)
     if asynchronous:
-        return async_loop(s, fn, _operation(fn, s))
-    return sync_loop(s, fn, _operation(fn, s))
+        return async_loop(s, fn, operation)
+    # A sync-looking callable may return an awaitable: the call goes on there.
+    s.resume = resumer(fn, s, operation)
+    return sync_loop(s, fn, operation)

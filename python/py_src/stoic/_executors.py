@@ -19,11 +19,15 @@ between them is data:
   runs (the transports set httpx's timeouts); ``settings.preempt`` bounds
   an ``async`` attempt by the engine's per-attempt timeout instead;
 - ``settings.discard`` / ``adiscard`` release a retried value (close a
-  response).
+  response);
+- ``settings.resume`` continues, asynchronously, a call whose sync-looking
+  function returned an awaitable (a lambda around a coroutine function): the
+  caller awaits what the function gave, and the attempts go on there.
 
 A ``BaseException`` that is not an ``Exception`` (cancellation, an
-interrupt) and a hook's exception end the call (``cancel``: its breaker
-permit goes back) and propagate as themselves.
+interrupt) and an exception of ``validate=`` or ``classify=`` end the call
+(``cancel``: its breaker permit goes back) and propagate as themselves; the
+hooks (``on_retry=``, ``on_give_up=``, records) never do (``_hooks.py``).
 """
 
 from __future__ import annotations
@@ -39,7 +43,23 @@ from ._steps import failed
 from ._stoic import Call
 from .testing import runtime
 
-__all__ = ["async_loop", "sync_loop"]
+__all__ = ["async_loop", "awaitable", "sync_loop"]
+
+#: Whether values of a type can be awaited, by type: asked of every value a
+#: decorated sync function returns, so a dict lookup, not an ABC check.
+_AWAITABLE: dict[type, bool] = {}
+
+
+def awaitable(value: object) -> bool:
+    """Whether ``value`` is awaitable (a coroutine, a future, a task)."""
+    kind = type(value)
+    known = _AWAITABLE.get(kind)
+    if known is None:
+        known = hasattr(kind, "__await__")
+        if len(_AWAITABLE) < 256:
+            _AWAITABLE[kind] = known
+    return known
+
 
 #: Starts and admits a call for the given arguments (the transports' plan).
 Start = Callable[..., Call]
@@ -50,7 +70,7 @@ def sync_loop(
 ) -> Callable[..., Any]:
     """The function that runs ``fn``'s attempts as one call."""
     policy, begin, records, fixed_clock = s.policy, s.policy.begin, s.records, s.clock
-    on_retry, started = s.on_retry, s.started
+    on_retry, started, resume = s.on_retry, s.started, s.resume
     idempotent, overrides, judge, discard, limit = (
         s.idempotent,
         s.overrides,
@@ -93,6 +113,10 @@ def sync_loop(
                         raise
                     last_exception, last_result = exc, None
                 else:
+                    if resume is not None and awaitable(result):
+                        # The attempt is under way in what it returned: the
+                        # call goes on where the caller awaits it.
+                        return resume(call, result, args, kwargs)
                     if judge is None:
                         call.on_success(clock.monotonic())
                         return result
@@ -101,7 +125,7 @@ def sync_loop(
                         return result
                     last_exception, last_result = None, result
                 # The hook first, while a retried response is still open.
-                tell(on_retry, call, last_exception, last_result)
+                tell("on_retry", on_retry, call, last_exception, last_result)
                 if discard is not None and last_result is not None:
                     discard(last_result)
                 if records is not None or _records.listening:
@@ -180,7 +204,7 @@ def async_loop(
                         return result
                     last_exception, last_result = None, result
                 # The hook first, while a retried response is still open.
-                tell(on_retry, call, last_exception, last_result)
+                tell("on_retry", on_retry, call, last_exception, last_result)
                 if adiscard is not None and last_result is not None:
                     await adiscard(last_result)
                 if records is not None or _records.listening:

@@ -209,7 +209,7 @@ class HttpCalls:
             failed = not call.succeeded
             self._attach(response, call.decision if failed else None)
             if failed:
-                tell(self._settings.on_give_up, call, None, response)
+                tell("on_give_up", self._settings.on_give_up, call, None, response)
         return delay
 
     # What each client library's response looks like.

@@ -24,6 +24,7 @@ from typing import Any, Literal
 from . import _records
 from ._classify import Classifier, Rejected
 from ._clock import Clock
+from ._errors import InputError
 from ._records import deliver
 from ._runtime import Hook, Settings, stopped, tell
 from ._steps import failed, rejected
@@ -62,6 +63,14 @@ class Attempt:
     def reject(self, detail: str = "", cls: str = "transient") -> None:
         """Marks the block's result as a failure (a 200 with an error body):
         the attempt is reported as rejected even if the block ends cleanly."""
+        if cls == "success":
+            raise InputError(
+                'attempt.reject(cls="success"): a rejected result cannot be a success; '
+                "leave it unrejected to accept it, or reject it as transient, "
+                "deterministic or ambiguous",
+                "not_a_failure",
+                "cls",
+            )
         self._rejection = Rejected(cls, detail)  # type: ignore[arg-type]
 
     def __enter__(self) -> Attempt:
@@ -156,7 +165,7 @@ class Retrying:
                 if call.finished or attempt.delay is None:
                     return
                 last = attempt.exception
-                tell(s.on_retry, call, last, None)
+                tell("on_retry", s.on_retry, call, last, None)
                 if s.records is not None or _records.listening:
                     deliver(s.policy, s.records)
                 clock.sleep(attempt.delay)
@@ -183,7 +192,7 @@ class Retrying:
                 if call.finished or attempt.delay is None:
                     return
                 last = attempt.exception
-                tell(s.on_retry, call, last, None)
+                tell("on_retry", s.on_retry, call, last, None)
                 if s.records is not None or _records.listening:
                     deliver(s.policy, s.records)
                 await clock.asleep(attempt.delay)

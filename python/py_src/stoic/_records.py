@@ -3,7 +3,8 @@
 Off by default: a log line costs more than the decision it describes. A
 policy built with ``records=`` (a callable taking the event dict, a
 ``logging.Logger``, or ``"logging"`` for the ``stoic`` logger) gets its
-queued events delivered whenever a call ends or sleeps.
+queued events delivered whenever a call ends or sleeps. A sink that raises
+never fails the call: it is reported once (``_hooks``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import json
 import logging
 from typing import Any
 
+from ._hooks import hook_failed
 from ._stoic import Policy
 
 __all__ = ["deliver", "listening"]
@@ -86,14 +88,21 @@ def deliver(policy: Policy, sink: Any) -> None:
         return
     if sink == "logging":
         sink = logging.getLogger("stoic")
+    # A sink or listener never fails the call that delivers (nor loses the
+    # other events): one that raises is reported once and skipped.
     for event in policy.events():
-        if sink is None:
-            pass
-        elif isinstance(sink, logging.Logger):
-            _log(sink, event)
-        elif callable(sink):
-            sink(event)
-        else:  # a structlog logger (the policy checked its shape)
-            _structured(sink, event)
+        if sink is not None:
+            try:
+                if isinstance(sink, logging.Logger):
+                    _log(sink, event)
+                elif callable(sink):
+                    sink(event)
+                else:  # a structlog logger (the policy checked its shape)
+                    _structured(sink, event)
+            except Exception as error:
+                hook_failed("records=", sink, error)
         for listener in listeners:
-            listener(event)
+            try:
+                listener(event)
+            except Exception as error:
+                hook_failed("policy.listen", listener, error)

@@ -14,9 +14,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ._classify import Classifier, Outcome, normalize_on
+from ._classify import Classifier, Outcome, body_cut, normalize_on
 from ._clock import Clock
 from ._errors import RetryError
+from ._hooks import hook_failed, hook_returned
 from ._stoic import Call, CallOverrides, Policy
 from .testing import runtime
 
@@ -51,6 +52,7 @@ class Settings:
         "preempt",
         "records",
         "reraise",
+        "resume",
         "scope",
         "started",
         "validate",
@@ -135,6 +137,10 @@ class Settings:
         self.on_give_up = on_give_up
         # Told each call as it starts (the decorator's statistics).
         self.started = started
+        #: Continues a call whose attempt returned an awaitable (a sync-looking
+        #: callable that is async after all): the decorator's, see
+        #: ``_executors.sync_loop``.
+        self.resume: Callable[[Call, Any, tuple[Any, ...], dict[str, Any]], Any] | None = None
 
     def call_overrides(self) -> CallOverrides | None:
         """The overrides a call starts with: this runtime's own, or, under
@@ -192,6 +198,16 @@ def wrong_type(name: str, expected: str, value: object) -> TypeError:
     return TypeError(f"{name}= must be {expected}, not {type(value).__name__}")
 
 
+def dunder_call(target: object) -> Callable[..., Any] | None:
+    """The ``__call__`` its class gives a callable object (None for a
+    function or a method, whose own flags say what it is): where an object
+    with ``async def __call__`` says that it is async."""
+    if inspect.isfunction(target) or inspect.ismethod(target) or isinstance(target, type):
+        return None
+    found = inspect.getattr_static(type(target), "__call__", None)
+    return found if inspect.isfunction(found) else None
+
+
 def _check_settings(**given: Any) -> None:
     """Rejects a wrong argument when the decorator, loop or transport is
     built, naming it, instead of at the first call."""
@@ -215,7 +231,8 @@ def _check_settings(**given: Any) -> None:
         if given[name] is not None and not callable(given[name]):
             raise wrong(name, "a callable or None")
     for name in ("on_retry", "on_give_up"):
-        if inspect.iscoroutinefunction(given[name]):
+        hook = given[name]
+        if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(dunder_call(hook)):
             # Hooks run inside the call, between its steps: an async one
             # would never be awaited.
             raise TypeError(f"{name}= must be a plain function, not an async one")
@@ -236,19 +253,33 @@ class RetryInfo:
     attempt: int
     #: The exception the last attempt raised, if it raised one.
     exception: BaseException | None
-    #: The value (a response) the last attempt returned, if it returned one.
+    #: The value (a response) the last attempt returned, if it returned one,
+    #: or the response whose body was cut (``exception`` cut it).
     result: Any
 
 
-#: ``on_retry=`` and ``on_give_up=``: called with a ``RetryInfo``.
+#: ``on_retry=`` and ``on_give_up=``: called with a ``RetryInfo``; what
+#: they return is ignored (a hook never changes a call's result).
 Hook = Callable[[RetryInfo], object]
 
 
-def tell(hook: Hook | None, call: Call, exception: BaseException | None, result: Any) -> None:
-    """Tells a hook of the decision just made; a hook that raises ends the
-    call, and its exception reaches the caller as itself."""
-    if hook is not None:
-        hook(RetryInfo(call.decision or {}, call.attempts, exception, result))
+def tell(
+    name: str, hook: Hook | None, call: Call, exception: BaseException | None, result: Any
+) -> None:
+    """Tells a hook (``name``: ``on_retry``, ``on_give_up``) of the decision
+    just made. A hook never changes the call's result: what it returns is
+    ignored, and an ``Exception`` it raises is reported once (``_hooks``)."""
+    if hook is None:
+        return
+    if result is None and exception is not None:
+        result = body_cut(exception)  # the response whose body was cut, if any
+    try:
+        value = hook(RetryInfo(call.decision or {}, call.attempts, exception, result))
+    except Exception as error:
+        hook_failed(f"{name}=", hook, error)
+    else:
+        if value is not None:
+            hook_returned(f"{name}=", hook, value)
 
 
 def report(call: Call, clock: Clock, outcome: Outcome, detail: str | None) -> float | None:
@@ -283,7 +314,8 @@ def failure(call: Call, settings: Settings, exc: BaseException) -> RetryError | 
     if settings.reraise or call.was_retryable is False:
         note(exc, call.observation)
         return None
-    return RetryError(call.decision, last_exception=exc)
+    # A response whose body was cut stays with the error (status, headers).
+    return RetryError(call.decision, last_exception=exc, last_result=body_cut(exc))
 
 
 def stopped(
@@ -291,7 +323,9 @@ def stopped(
 ) -> BaseException:
     """The exception for a call whose next attempt was refused (deadline,
     open breaker, draining)."""
-    tell(settings.on_give_up, call, last_exception, last_result)
+    if last_result is None and last_exception is not None:
+        last_result = body_cut(last_exception)
+    tell("on_give_up", settings.on_give_up, call, last_exception, last_result)
     if settings.reraise and last_exception is not None:
         note(last_exception, call.observation)
         return last_exception

@@ -34,7 +34,7 @@ def failed(call: Call, clock: Clock, s: Settings, exc: Exception) -> float | Non
         return delay
     if s.records is not None or _records.listening:
         deliver(s.policy, s.records)
-    tell(s.on_give_up, call, exc, None)
+    tell("on_give_up", s.on_give_up, call, exc, None)
     error = failure(call, s, exc)
     if error is None:
         return None
@@ -49,7 +49,7 @@ def rejected(call: Call, clock: Clock, s: Settings, verdict: Outcome, result: An
     if delay is None:
         if s.records is not None or _records.listening:
             deliver(s.policy, s.records)
-        tell(s.on_give_up, call, None, result)
+        tell("on_give_up", s.on_give_up, call, None, result)
         raise RetryError(call.decision, last_result=result)
     return delay
 

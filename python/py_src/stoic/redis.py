@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ._clock import monotonic
+from ._hooks import hook_failed
 from ._records import deliver
 from ._stoic import FLEET_REDIS_SCRIPT
 
@@ -100,14 +101,17 @@ class _Exchange:
         self.policy.fleet_failed(self.now())
         if self.on_error is not None:
             # A reporting hook that raises never stops the exchange.
-            with contextlib.suppress(Exception):
+            try:
                 self.on_error(error)
+            except Exception as failure:
+                hook_failed("on_error=", self.on_error, failure)
 
     def delivered(self) -> None:
         """Hands what the exchange queued (``fleet_health``, breakers the
         fleet opened or closed) to the policy's ``records=`` now, from this
         thread or task: a process making no calls hears of them too."""
-        # A reporting hook that raises never stops the exchange.
+        # A sink that raises never stops the exchange: ``deliver`` reports
+        # it; anything else (a warning made an error) is dropped here.
         with contextlib.suppress(Exception):
             deliver(self.policy, self.policy.records)
 
