@@ -411,6 +411,7 @@ class DroppingProxy:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = int(self.listener.getsockname()[1])
         self.closed = False
+        self.sockets: list[socket.socket] = []
         threading.Thread(target=self._accept, daemon=True).start()
 
     def _accept(self) -> None:
@@ -420,6 +421,7 @@ class DroppingProxy:
             except OSError:
                 return
             upstream = socket.create_connection(("127.0.0.1", self.upstream))
+            self.sockets += [client, upstream]
             threading.Thread(target=self._pump, args=(client, upstream, False), daemon=True).start()
             threading.Thread(target=self._pump, args=(upstream, client, True), daemon=True).start()
 
@@ -444,6 +446,9 @@ class DroppingProxy:
     def close(self) -> None:
         self.closed = True
         self.listener.close()
+        for sock in self.sockets:
+            with contextlib.suppress(OSError):
+                sock.close()
 
 
 @pytest.fixture

@@ -39,6 +39,7 @@ import json
 import time
 import typing
 import uuid
+import weakref
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeVar
 
@@ -419,8 +420,11 @@ def tool(
             arguments = {k: v for k, v in bound.arguments.items() if k != own}
 
             async def attempt(**_args: Any) -> Any:
-                value = fn(*args, **kwargs)
-                return await value if inspect.isawaitable(value) else value
+                if inspect.iscoroutinefunction(fn):
+                    return await fn(*args, **kwargs)
+                # A plain function runs in a worker thread, as MCPServer runs one
+                # (anyio carries the tool call's context there).
+                return await anyio.to_thread.run_sync(functools.partial(fn, *args, **kwargs))
 
             name = context.request_context.params or {}
             return await _answer(
@@ -510,22 +514,26 @@ class _ConnectionClosed(_McpFailure, ConnectionError):
     pass
 
 
-_declared: dict[int, dict[str, mcp_types.ToolAnnotations | None]] = {}
+#: The tools each client's server lists, by the client's id (with a weak
+#: reference, so a new client at a dead one's address is not taken for it).
+_declared: dict[int, tuple[weakref.ref[Any], dict[str, mcp_types.ToolAnnotations | None]]] = {}
 
 
 async def _declared_safe(client: Any, name: str) -> bool:
     """Whether the server declares ``name`` safe to repeat (read once per
     client, again for a tool it did not list)."""
-    tools = _declared.get(id(client))
+    found = _declared.get(id(client))
+    tools = found[1] if found is not None and found[0]() is client else None
     if tools is None or name not in tools:
         try:
             listed = await client.list_tools()
         except Exception:
             return False  # unknown: not safe
         tools = {t.name: t.annotations for t in listed.tools}
-        if len(_declared) > 256:
-            _declared.clear()
-        _declared[id(client)] = tools
+        for key, (ref, _) in list(_declared.items()):
+            if ref() is None:
+                del _declared[key]
+        _declared[id(client)] = (weakref.ref(client), tools)
     annotations = tools.get(name)
     return annotations is not None and bool(
         annotations.read_only_hint or annotations.idempotent_hint
