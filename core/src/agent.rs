@@ -88,6 +88,12 @@ impl ToolReason {
             .map(ToolReason::of)
     }
 
+    /// The reason whose own code is `code`; `None` for any other text.
+    #[must_use]
+    pub fn from_code(code: &str) -> Option<ToolReason> {
+        ToolReason::ALL.into_iter().find(|r| r.code() == code)
+    }
+
     /// Whether the model may call the same tool with the same arguments
     /// again later and hope for another answer.
     #[must_use]

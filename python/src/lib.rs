@@ -48,6 +48,7 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<server::ServerIdempotency>()?;
     m.add_class::<run::RunQuota>()?;
     m.add_function(wrap_pyfunction!(run::tool_reason, m)?)?;
+    m.add_function(wrap_pyfunction!(run::tool_retry_later, m)?)?;
     m.add(
         "DEFAULT_RUN_MAX_RETRIES",
         stoic_core::run::DEFAULT_RUN_MAX_RETRIES,

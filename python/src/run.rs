@@ -58,3 +58,11 @@ impl RunQuota {
 pub(crate) fn tool_reason(stop_reason: LossyText) -> Option<&'static str> {
     ToolReason::of_code(&stop_reason.0).map(ToolReason::code)
 }
+
+/// Whether a tool call that ended with the tool reason code `reason` may be
+/// made again later with the same arguments and hope for another answer
+/// (the framework adapters' `retryable`); None for an unknown code.
+#[pyfunction]
+pub(crate) fn tool_retry_later(reason: LossyText) -> Option<bool> {
+    ToolReason::from_code(&reason.0).map(ToolReason::retry_later)
+}

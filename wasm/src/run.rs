@@ -61,10 +61,7 @@ pub fn tool_reason(stop_reason: &str) -> Option<String> {
 #[cfg(feature = "tools")]
 #[wasm_bindgen(js_name = toolRetryLater)]
 pub fn tool_retry_later(reason: &str) -> Option<bool> {
-    ToolReason::ALL
-        .into_iter()
-        .find(|r| r.code() == reason)
-        .map(ToolReason::retry_later)
+    ToolReason::from_code(reason).map(ToolReason::retry_later)
 }
 
 /// The header a layer above stoic marks its retries with

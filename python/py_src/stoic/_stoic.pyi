@@ -41,6 +41,7 @@ __all__ = [
     "request_fingerprint",
     "server_hint",
     "tool_reason",
+    "tool_retry_later",
     "validates_status",
     "wants_excerpt",
 ]
@@ -311,6 +312,7 @@ class RunQuota:
     def remaining(self) -> int: ...
 
 def tool_reason(stop_reason: str) -> str | None: ...
+def tool_retry_later(reason: str) -> bool | None: ...
 def merge_metrics(a: Mapping[str, Any], b: Mapping[str, Any]) -> dict[str, Any]: ...
 def metric_catalogue(
     metrics: Mapping[str, Mapping[str, Any]] | None = None,

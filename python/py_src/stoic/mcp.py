@@ -85,11 +85,6 @@ META = {
     "refusal": "io.stoic/refusal",
 }
 
-#: The core's ``ToolReason::retry_later``, until the binding exports it
-#: (``toolRetryLater`` in JavaScript): the reasons whose call may succeed
-#: if made again later.
-_RETRY_LATER = frozenset({"exhausted", "budget", "breaker_open", "deadline", "refused"})
-
 RunSource = Run | Callable[..., Run]
 Fate = Literal["keep", "release", "hold"]
 F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
@@ -98,12 +93,7 @@ F = TypeVar("F", bound=Callable[..., Awaitable[Any]])
 def retry_later(reason: str | None) -> bool:
     """Whether a tool call that ended for ``reason`` may be made again
     later (the core's ``retry_later``)."""
-    if reason is None:
-        return False
-    binding: Callable[[str], bool | None] | None = getattr(_stoic, "tool_retry_later", None)
-    if binding is not None:
-        return bool(binding(reason))
-    return reason in _RETRY_LATER
+    return reason is not None and bool(_stoic.tool_retry_later(reason))
 
 
 def as_call_tool_result(result: ToolResult) -> mcp_types.CallToolResult:
