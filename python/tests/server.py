@@ -11,6 +11,12 @@ the server answers 200 ``ok``:
 - ``/error-body/<t>?n=1``: 200 with ``{"error": "busy"}``;
 - ``/cut/<t>?n=1&code=200``: ``code`` with a 1000-byte ``Content-Length``,
   then 10 bytes and a closed connection (a body cut off mid-read);
+- ``/trickle/<t>?n=1&secs=6&code=200``: ``code`` and its headers at once,
+  then a 60-byte body a byte at a time over ``secs`` seconds (a body that
+  keeps coming, too slowly for the caller's deadline; ``chunked=1`` sends
+  it chunked instead of with a ``Content-Length``; ``stall=1`` sends one
+  byte, waits the ``secs`` and sends the rest; ``type=`` sets its
+  ``Content-Type``);
 - ``/model/<t>/v1/chat/completions`` and ``/model/<t>/v1/messages``: a
   model API (OpenAI's and Anthropic's shapes) answering as
   ``script(token, replies)`` says (it returns ``{url}/model/<t>``), one
@@ -128,8 +134,38 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
+        elif behaviour == "trickle":
+            self._trickle(int(query.get("code", "200")), float(query.get("secs", "6")), query)
         else:
             self._send(404, b"no such behaviour")
+
+    def _trickle(self, code: int, secs: float, query: dict[str, str]) -> None:
+        body = b"x" * 60
+        chunked = query.get("chunked") == "1"
+        self.send_response(code)
+        if "type" in query:
+            self.send_header("Content-Type", query["type"])
+        if chunked:
+            self.send_header("Transfer-Encoding", "chunked")
+        else:
+            self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.flush()
+        try:
+            stall = query.get("stall") == "1"
+            for index, byte in enumerate(body):
+                if not stall:
+                    time.sleep(secs / len(body))
+                elif index == 1:
+                    time.sleep(secs)
+                piece = bytes([byte])
+                self.wfile.write(b"1\r\n" + piece + b"\r\n" if chunked else piece)
+                self.wfile.flush()
+            if chunked:
+                self.wfile.write(b"0\r\n\r\n")
+        except OSError:
+            pass  # the caller hung up at its deadline, as it should
+        self.close_connection = True
 
     def _reset(self) -> None:
         # RST instead of FIN: the client sees the connection torn down.

@@ -222,7 +222,7 @@ def _requests(exc: BaseException) -> Outcome | None:
         return ("network", "read_timeout", None)
     if isinstance(exc, requests.exceptions.ChunkedEncodingError):
         # The answer began and was cut off mid-body: the request was sent.
-        return ("network", "reset_after_send", None)
+        return ("network", "body_cut", None)
     if isinstance(exc, requests.ConnectionError):
         for inner in _chain(exc):
             name = type(inner).__name__
@@ -252,8 +252,11 @@ def _aiohttp(exc: BaseException) -> Outcome | None:
         return ("network", "read_timeout", None)
     if isinstance(exc, aiohttp.ClientConnectorError):
         return _builtin(exc.os_error) or ("network", "connect_refused", None)
-    if isinstance(exc, (aiohttp.ServerDisconnectedError, aiohttp.ClientPayloadError)):
-        # The connection closed after the request went out, or mid-body.
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        # The status and headers arrived, then the body broke off.
+        return ("network", "body_cut", None)
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        # The connection closed after the request went out.
         return ("network", "reset_after_send", None)
     return None
 

@@ -82,7 +82,9 @@ class RetryError(StoicError):
     ``status_503``, ``network_read_timeout``, ``rejected_transient``) and
     ``retry_at`` (monotonic seconds when trying again could make sense).
     The last exception is ``__cause__`` (also ``last_exception``); a result
-    rejected by a validator is ``last_result``.
+    rejected by a validator is ``last_result``, and so is a response whose
+    status and headers arrived before its body was cut (``last_outcome``
+    ``network_body_cut``: by the connection, or by the deadline).
     """
 
     def __init__(

@@ -36,6 +36,10 @@ from ._tracing import mark_resend
 
 HOST = host_policy()
 
+#: What a transport's exception says when the call's total deadline cut a
+#: body that was still arriving.
+LATE_BODY = "the response's body was still arriving when the call's total deadline passed"
+
 
 class HttpCalls:
     """The shared half of an HTTP integration: plans calls and judges

@@ -18,9 +18,12 @@ acknowledgement, a timeout or a 500/502/504 it is not sent again.
 
 ``Retry-After`` and the other server hints set the wait; every attempt runs
 under the engine's per-attempt timeout, inside the call's total deadline.
-The body is read inside the attempt, so a body cut off mid-read is that
-attempt's failure (retried when the request is safe to repeat);
-``stream=True`` returns responses unread, for streaming. ``validate=`` sees
+The body is read inside the attempt, and the total deadline covers reading
+it (``_BodyWithin``): a body cut off mid-read, by the connection or by the
+deadline, is that attempt's failure, a ``body_cut`` (retried when the
+request is safe to repeat; the ``RetryError`` keeps the response);
+``stream=True`` returns responses unread, for streaming, and a stream of
+events (``text/event-stream``) is always passed on unread. ``validate=`` sees
 each 2xx response (body read) and may reject a 200 with an error body
 (return ``False`` or a ``stoic.Rejected``).
 
@@ -38,13 +41,16 @@ attempt, and the judging of responses.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
+from ._classify import is_network, mark_cut
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._http import HOST, HttpCalls, tighter
+from ._http import HOST, LATE_BODY, HttpCalls, tighter
 from ._runtime import Hook
 from ._stoic import Call, Policy
 
@@ -54,6 +60,64 @@ __all__ = ["AsyncTransport", "SyncTransport"]
 InnerT = TypeVar("InnerT", bound=Any)
 RequestT = TypeVar("RequestT", bound=Any)
 ResponseT = TypeVar("ResponseT", bound=Any)
+
+
+class _Attempt:
+    """One request through the transport, and when its call's total
+    deadline passes (``time.monotonic()``; None: no total deadline), set
+    as each attempt starts."""
+
+    __slots__ = ("deadline", "request")
+
+    def __init__(self, request: Any) -> None:
+        self.request = request
+        self.deadline: float | None = None
+
+
+@functools.cache
+def _bounded_streams(lib: ModuleType) -> tuple[type[Any], type[Any]]:
+    """The library's byte streams, bounded by a deadline: a body that keeps
+    arriving too slowly for it (a byte at a time, each read within the read
+    timeout) is cut at the first piece past the deadline. The library's own
+    base classes, which ``Response.read()`` insists on."""
+
+    class Sync(lib.SyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, inner: Any, deadline: float, request: Any) -> None:
+            self.inner, self.deadline, self.request = inner, deadline, request
+
+        def __iter__(self) -> Iterator[bytes]:
+            for chunk in self.inner:
+                if time.monotonic() > self.deadline:
+                    raise lib.ReadTimeout(LATE_BODY, request=self.request)
+                yield chunk
+
+        def close(self) -> None:
+            self.inner.close()
+
+    class Async(lib.AsyncByteStream):  # type: ignore[misc,name-defined]
+        def __init__(self, inner: Any, deadline: float, request: Any) -> None:
+            self.inner, self.deadline, self.request = inner, deadline, request
+
+        async def __aiter__(self) -> AsyncIterator[bytes]:
+            async for chunk in self.inner:
+                if time.monotonic() > self.deadline:
+                    raise lib.ReadTimeout(LATE_BODY, request=self.request)
+                yield chunk
+
+        async def aclose(self) -> None:
+            await self.inner.aclose()
+
+    return Sync, Async
+
+
+def _tighten_read(request: Any, deadline: float) -> None:
+    """The body's reads wait no longer than the time left: a body that
+    stalls ends at the deadline, not a whole read timeout later. A new
+    dict, read by the connection as the body starts."""
+    timeouts = request.extensions.get("timeout")
+    if isinstance(timeouts, dict):
+        left = max(deadline - time.monotonic(), 0.001)
+        request.extensions["timeout"] = {**timeouts, "read": tighter(timeouts.get("read"), left)}
 
 
 class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
@@ -132,8 +196,9 @@ class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
         """Says which transport the other kind of client takes."""
         raise TypeError(self._wrong_client.format(lib=self._lib.__name__))
 
-    def _start(self, clock: Clock, request: RequestT) -> Call:
+    def _start(self, clock: Clock, attempt: _Attempt) -> Call:
         """Plans the request and starts and admits its call."""
+        request = attempt.request
         url = request.url
         host = url.host if url.port is None else f"{url.host}:{url.port}"
         return self._plan(clock, request.method, host, url.path, request.headers)
@@ -141,8 +206,12 @@ class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
     @staticmethod
     def _limit(call: Call, args: tuple[Any, ...]) -> None:
         """Applies the engine's per-attempt timeouts to the request (never
-        loosening the caller's own)."""
-        request = args[0]
+        loosening the caller's own), and notes when the total deadline
+        passes, for reading the body."""
+        attempt: _Attempt = args[0]
+        request = attempt.request
+        remaining = call.remaining
+        attempt.deadline = None if remaining is None else time.monotonic() + remaining
         read, connect = call.timeout, call.connect_timeout
         if read is None and connect is None:
             return
@@ -191,20 +260,32 @@ class SyncTransport(_Transport[InnerT, RequestT, ResponseT]):
 
     def handle_request(self, request: RequestT) -> ResponseT:
         request.read()  # a retry re-sends the body
-        response: ResponseT = self._run(request)
+        response: ResponseT = self._run(_Attempt(request))
         return response
 
-    def _send(self, request: RequestT) -> ResponseT:
+    def _send(self, attempt: _Attempt) -> ResponseT:
         """One attempt: the request, and its body unless streaming."""
-        response: ResponseT = self._inner.handle_request(request)
-        # The body is part of the attempt: a body cut off mid-read is this
-        # attempt's failure, not the caller's.
+        response: ResponseT = self._inner.handle_request(attempt.request)
+        # The body is part of the attempt, inside the call's deadline: a body
+        # cut off mid-read is this attempt's failure, not the caller's.
         if self._reads(response):
+            stream = response.stream
+            if attempt.deadline is not None:
+                _tighten_read(attempt.request, attempt.deadline)
+                bounded = _bounded_streams(self._lib)[0]
+                response.stream = bounded(stream, attempt.deadline, attempt.request)
             try:
                 response.read()
+            except Exception as exc:
+                response.close()
+                if is_network(exc):  # after the headers: the body was cut
+                    mark_cut(exc, response, response.status_code)
+                raise
             except BaseException:
                 response.close()
                 raise
+            finally:
+                response.stream = stream
         return response
 
     def close(self) -> None:
@@ -233,18 +314,30 @@ class AsyncTransport(_Transport[InnerT, RequestT, ResponseT]):
 
     async def handle_async_request(self, request: RequestT) -> ResponseT:
         await request.aread()
-        response: ResponseT = await self._run(request)
+        response: ResponseT = await self._run(_Attempt(request))
         return response
 
-    async def _send(self, request: RequestT) -> ResponseT:
+    async def _send(self, attempt: _Attempt) -> ResponseT:
         """One attempt: the request, and its body unless streaming."""
-        response: ResponseT = await self._inner.handle_async_request(request)
+        response: ResponseT = await self._inner.handle_async_request(attempt.request)
         if self._reads(response):
+            stream = response.stream
+            if attempt.deadline is not None:
+                _tighten_read(attempt.request, attempt.deadline)
+                bounded = _bounded_streams(self._lib)[1]
+                response.stream = bounded(stream, attempt.deadline, attempt.request)
             try:
                 await response.aread()
+            except Exception as exc:
+                await response.aclose()
+                if is_network(exc):  # after the headers: the body was cut
+                    mark_cut(exc, response, response.status_code)
+                raise
             except BaseException:
                 await response.aclose()
                 raise
+            finally:
+                response.stream = stream
         return response
 
     async def aclose(self) -> None:

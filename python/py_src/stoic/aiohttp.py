@@ -20,8 +20,9 @@ automatic key alone never makes a POST safe to repeat.
 reading its body included, runs under the engine's per-attempt timeout
 inside the call's total deadline (aiohttp's own ``ClientTimeout`` still
 applies too). The body is read inside the attempt, so a body cut off
-mid-read is that attempt's failure; ``stream=True`` leaves bodies unread
-(but for the validator and error excerpts). A one-shot request body (an
+mid-read, by the connection or by the timeout, is that attempt's failure, a
+``body_cut`` (the ``RetryError`` keeps the response); ``stream=True``
+leaves bodies unread (but for the validator and error excerpts). A one-shot request body (an
 async generator, a stream) is read once before the first attempt, so that a
 retry sends all of it. When the engine stops on a
 response, that response is returned with the decision in its ``stoic``
@@ -40,6 +41,7 @@ from typing import Any
 import aiohttp
 import aiohttp.payload
 
+from ._classify import is_network, mark_cut
 from ._clock import Clock
 from ._deadline import bounded
 from ._executors import async_loop
@@ -63,6 +65,8 @@ class _Attempt:
     request: aiohttp.ClientRequest
     handler: Handler
     timeout: float | None = None
+    #: The attempt's response once its status and headers arrived.
+    head: aiohttp.ClientResponse | None = None
 
 
 class RetryMiddleware(HttpCalls):
@@ -141,11 +145,21 @@ class RetryMiddleware(HttpCalls):
     async def _send(self, attempt: _Attempt) -> aiohttp.ClientResponse:
         """One attempt: the request, and its body unless streaming, within
         the attempt's time limit."""
-        response: aiohttp.ClientResponse = await bounded(self._attempt(attempt), attempt.timeout)
+        attempt.head = None
+        try:
+            response: aiohttp.ClientResponse = await bounded(
+                self._attempt(attempt), attempt.timeout
+            )
+        except Exception as exc:
+            head = attempt.head
+            if head is not None and is_network(exc):  # after the headers: the body was cut
+                mark_cut(exc, head, head.status)
+            raise
         return response
 
     async def _attempt(self, attempt: _Attempt) -> aiohttp.ClientResponse:
         response = await attempt.handler(attempt.request)
+        attempt.head = response
         # The body is part of the attempt: a body cut off mid-read is this
         # attempt's failure, not the caller's.
         if self._needs_body(response.status, self._stream, response.headers.get("Content-Type")):

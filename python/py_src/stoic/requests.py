@@ -20,9 +20,12 @@ automatic key alone never makes a POST safe to repeat.
 ``Retry-After`` and the other server hints set the wait; every attempt runs
 under the engine's per-attempt timeouts (never looser than the ``timeout=``
 the caller gave requests), inside the call's total deadline. The body is read
-inside the attempt, so a body cut off mid-read is that attempt's failure
-(retried when the request is safe to repeat); with ``stream=True`` the
-response is returned unread (but for the validator and for error excerpts). A
+inside the attempt, and the total deadline covers reading it
+(``_BodyWithin``): a body cut off mid-read, by the connection or by the
+deadline, is that attempt's failure, a ``body_cut`` (retried when the request
+is safe to repeat; the ``RetryError`` keeps the response); with
+``stream=True`` the response is returned unread (but for the validator and
+for error excerpts), and so is a stream of events (``text/event-stream``). A
 streamed request body (a generator or a file) is read once, before the first
 attempt, so that a retry sends it again. ``validate=`` sees each 2xx response
 and may reject it.
@@ -37,17 +40,20 @@ Needs ``requests`` (the ``requests`` extra).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import time
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, cast
 from urllib.parse import urlsplit
 
 import requests
 from requests.adapters import HTTPAdapter
+from urllib3.exceptions import ReadTimeoutError
 
+from ._classify import is_network, mark_cut
 from ._clock import Clock
 from ._executors import sync_loop
-from ._http import HOST, HttpCalls, tighter
+from ._http import HOST, LATE_BODY, HttpCalls, tighter
 from ._runtime import Hook
 from ._stoic import Call, Policy
 
@@ -66,6 +72,8 @@ class _Attempt:
     cert: Any
     proxies: dict[str, str] | None
     limits: tuple[float | None, float | None] | None = None
+    #: When the call's total deadline passes (``time.monotonic()``).
+    deadline: float | None = None
 
 
 class RetryAdapter(HttpCalls, HTTPAdapter):
@@ -146,6 +154,8 @@ class RetryAdapter(HttpCalls, HTTPAdapter):
         """The engine's per-attempt timeouts for this attempt, never looser
         than the caller's ``timeout=`` (a number or a (connect, read) pair)."""
         attempt: _Attempt = args[0]
+        remaining = call.remaining
+        attempt.deadline = None if remaining is None else time.monotonic() + remaining
         given = attempt.timeout
         if isinstance(given, tuple) and len(given) == 2:
             connect, read = given
@@ -173,11 +183,21 @@ class RetryAdapter(HttpCalls, HTTPAdapter):
         # attempt's failure, not the caller's.
         content_type = response.headers.get("content-type")
         if self._needs_body(response.status_code, attempt.stream, content_type):
+            raw = response.raw
+            if attempt.deadline is not None:
+                response.raw = _BodyWithin(raw, attempt.deadline, attempt.request.url or "")
             try:
                 _ = response.content
+            except Exception as exc:
+                response.close()
+                if is_network(exc):  # after the headers: the body was cut
+                    mark_cut(exc, response, response.status_code)
+                raise
             except BaseException:
                 response.close()
                 raise
+            finally:
+                response.raw = raw
         return response
 
     def _status_of(self, response: requests.Response) -> int:
@@ -191,6 +211,59 @@ class RetryAdapter(HttpCalls, HTTPAdapter):
 
     def _attach(self, response: requests.Response, decision: dict[str, Any] | None) -> None:
         response.stoic = decision  # type: ignore[attr-defined]
+
+
+class _BodyWithin:
+    """urllib3's response, read by requests inside the call's total
+    deadline. requests reads a body through ``raw.stream()``, whose reads
+    wait for a whole chunk (10 kB) while a slow body trickles in, each
+    socket read within the read timeout; here each piece is returned as it
+    arrives (``read1``, or a chunk of a chunked body), the body is cut at the
+    first piece past the deadline (``ReadTimeoutError``, which requests
+    raises as its ``ConnectionError``, as for any body that timed out), and
+    the socket waits no longer than the time left. Everything else is the
+    response's own."""
+
+    def __init__(self, raw: Any, deadline: float, url: str) -> None:
+        self._raw = raw
+        self._deadline = deadline
+        self._url = url
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._raw, name)
+
+    def stream(self, amt: int = 2**16, decode_content: bool | None = None) -> Iterator[bytes]:
+        self._tighten_socket()
+        for piece in self._pieces(amt, decode_content):
+            if time.monotonic() > self._deadline:
+                raise ReadTimeoutError(None, self._url, LATE_BODY)  # type: ignore[arg-type]
+            yield piece
+
+    def _pieces(self, amt: int, decode_content: bool | None) -> Iterator[bytes]:
+        raw = self._raw
+        if raw.chunked and raw.supports_chunked_reads():
+            yield from raw.read_chunked(amt, decode_content=decode_content)
+            return
+        read1 = getattr(raw, "read1", None)
+        if read1 is None:  # urllib3 < 2.3: whole chunks, each read within the read timeout
+            yield from raw.stream(amt, decode_content=decode_content)
+            return
+        while True:
+            piece = read1(amt, decode_content=decode_content)
+            if not piece:
+                return
+            yield piece
+
+    def _tighten_socket(self) -> None:
+        """A body that stalls ends at the deadline, not a read timeout
+        later (urllib3 sets the socket's timeout again for the next request
+        on the connection)."""
+        sock = getattr(getattr(self._raw, "connection", None), "sock", None)
+        if sock is None:
+            return
+        left = max(self._deadline - time.monotonic(), 0.001)
+        current = sock.gettimeout()
+        sock.settimeout(left if current is None else min(current, left))
 
 
 def _replayable(request: requests.PreparedRequest) -> None:
