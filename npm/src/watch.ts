@@ -4,19 +4,27 @@
  * a signal it ignores), and a hook settles by the caller's abort.
  *
  * Every bounded wait shares one timer, set for the earliest bound: a call
- * costs a set entry, not a timer of its own (a timer per attempt would
+ * costs a slot in a list, not a timer of its own (a timer per attempt would
  * double the overhead of a call that succeeds at once). The timer holds the
  * process open only while a wait is bounded by it (`ref`/`unref`), so an
  * idle process still exits.
  */
 
-/** One bounded wait: when it expires (ms on `performance.now()`), and what then. */
-interface Bound {
-  readonly at: number;
-  readonly expire: () => void;
+/**
+ * One bounded wait: when it expires (ms on `performance.now()`), how to end
+ * it, and its place in `pending` (-1: not there), so that leaving costs a
+ * swap, not a search or a hash (a `Set` of fresh objects costs several
+ * times more per call).
+ */
+class Bound {
+  slot = -1;
+  constructor(
+    readonly at: number,
+    readonly expire: () => void,
+  ) {}
 }
 
-const pending = new Set<Bound>();
+const pending: Bound[] = [];
 let timer: ReturnType<typeof setTimeout> | undefined;
 let timerAt = Number.POSITIVE_INFINITY;
 
@@ -33,14 +41,28 @@ function hold(on: boolean): void {
   else t.unref?.();
 }
 
-function arm(at: number): void {
-  if (timer !== undefined && timerAt <= at) {
-    hold(true);
+function enter(bound: Bound): void {
+  bound.slot = pending.length;
+  pending.push(bound);
+  if (timer !== undefined && timerAt <= bound.at) {
+    if (bound.slot === 0) hold(true);
     return;
   }
   if (timer !== undefined) clearTimeout(timer);
-  timerAt = at;
-  timer = setTimeout(fire, Math.max(0, at - performance.now()));
+  timerAt = bound.at;
+  timer = setTimeout(fire, Math.max(0, bound.at - performance.now()));
+}
+
+function leave(bound: Bound): void {
+  const slot = bound.slot;
+  if (slot < 0) return;
+  bound.slot = -1;
+  const last = pending.pop() as Bound;
+  if (last !== bound) {
+    pending[slot] = last;
+    last.slot = slot;
+  }
+  if (pending.length === 0) hold(false);
 }
 
 /** Expires every bound that is due (a timer may fire a fraction of a ms early), then waits for the next. */
@@ -48,21 +70,20 @@ function fire(): void {
   timer = undefined;
   timerAt = Number.POSITIVE_INFINITY;
   const due = performance.now() + 1;
+  const expired: Bound[] = [];
   let next = Number.POSITIVE_INFINITY;
   for (const bound of pending) {
-    if (bound.at <= due) {
-      pending.delete(bound);
-      bound.expire();
-    } else if (bound.at < next) {
-      next = bound.at;
-    }
+    if (bound.at <= due) expired.push(bound);
+    else if (bound.at < next) next = bound.at;
   }
-  if (next !== Number.POSITIVE_INFINITY) arm(next);
-}
-
-function forget(bound: Bound): void {
-  pending.delete(bound);
-  if (pending.size === 0) hold(false);
+  for (const bound of expired) {
+    leave(bound);
+    bound.expire();
+  }
+  if (next !== Number.POSITIVE_INFINITY) {
+    timerAt = next;
+    timer = setTimeout(fire, Math.max(0, next - performance.now()));
+  }
 }
 
 /**
@@ -80,45 +101,40 @@ export function bounded<V>(
 ): PromiseLike<V> {
   if (ms < 0 && signal === undefined) return value;
   return new Promise<V>((resolve, reject) => {
-    let bound: Bound | undefined;
+    if (signal?.aborted) {
+      reject(signal.reason);
+      value.then(undefined, ignore);
+      return;
+    }
     let onAbort: (() => void) | undefined;
-    const settle = (): void => {
-      if (bound !== undefined) forget(bound);
-      if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
-    };
+    const bound =
+      ms >= 0
+        ? new Bound(performance.now() + ms, () => {
+            if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
+            reject(expired());
+          })
+        : undefined;
     if (signal !== undefined) {
-      if (signal.aborted) {
-        reject(signal.reason);
-        Promise.resolve(value).then(undefined, () => undefined);
-        return;
-      }
       onAbort = () => {
-        settle();
+        if (bound !== undefined) leave(bound);
         reject(signal.reason);
       };
       signal.addEventListener('abort', onAbort, { once: true });
     }
-    if (ms >= 0) {
-      const at = performance.now() + ms;
-      bound = {
-        at,
-        expire: () => {
-          settle();
-          reject(expired());
-        },
-      };
-      pending.add(bound);
-      arm(at);
-    }
+    if (bound !== undefined) enter(bound);
     value.then(
       (v) => {
-        settle();
+        if (bound !== undefined) leave(bound);
+        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
         resolve(v);
       },
       (e: unknown) => {
-        settle();
+        if (bound !== undefined) leave(bound);
+        if (onAbort !== undefined) signal?.removeEventListener('abort', onAbort);
         reject(e);
       },
     );
   });
 }
+
+function ignore(): void {}
