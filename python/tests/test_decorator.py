@@ -485,6 +485,9 @@ def test_per_call_overrides_are_checked_and_limited(clock: stoic.VirtualClock) -
     assert backoff.value.field.startswith("backoff")
     with pytest.raises(TypeError, match="only max_attempts and backoff"):
         stoic.retry(policy=policy, timeouts={"total": 5})
+    # An engine key close to one of the decorator's (records) is still the policy's.
+    with pytest.raises(TypeError, match=r"only max_attempts and backoff .* not log_records"):
+        stoic.retry(policy=policy, log_records=True)
 
 
 def test_a_misspelled_keyword_names_the_callers_own_keywords() -> None:

@@ -109,7 +109,14 @@ class Settings:
             # A shared policy with this call's own attempts and backoff; its
             # breakers and budgets stay shared. Other keys are a TypeError.
             unknown = [k for k in config if k not in OVERRIDABLE]
-            if unknown and _close(unknown[0], _keywords_of(signature)):
+            # A typo of the caller's own keyword (`on_retyr`), not an engine key
+            # (`log_records`, close to `records`, which the engine says belongs
+            # to the policy).
+            if (
+                unknown
+                and unknown[0] not in _engine_keys()
+                and _close(unknown[0], _keywords_of(signature))
+            ):
                 raise _unexpected_keyword(caller, signature, unknown[0])
             overrides = policy.overrides(**config)
         self.policy = policy
