@@ -88,6 +88,23 @@ def test_a_returned_coroutine_is_validated_and_bounded(clock: stoic.VirtualClock
     assert info.value.last_outcome == "network_read_timeout"
 
 
+def test_a_future_a_sync_function_returns_is_returned_as_it_is(
+    clock: stoic.VirtualClock,
+) -> None:
+    # A task started in the background is a value the function made on
+    # purpose: not awaited, not retried.
+    async def main() -> None:
+        async def work() -> str:
+            return "done"
+
+        started = stoic.retry(lambda: asyncio.ensure_future(work()))
+        task = started()
+        assert isinstance(task, asyncio.Task)
+        assert await task == "done"
+
+    asyncio.run(main())
+
+
 def test_a_sync_function_that_returns_a_plain_value_is_unchanged(
     clock: stoic.VirtualClock,
 ) -> None:

@@ -4,11 +4,11 @@
   on the async loop (its attempts awaited, each under the per-attempt
   timeout).
 - Anything else callable runs on the sync loop. When such a callable
-  returns an awaitable after all (``lambda: fetch()`` around an ``async
+  returns a coroutine after all (``lambda: fetch()`` around an ``async
   def``, a ``functools.partial`` of an async callable object), the call
   goes on asynchronously: the caller gets an awaitable, as the callable
   would have given, and awaiting it awaits this attempt and makes the
-  next ones (``resumer``).
+  next ones (``resumer``). A future or a task is returned as it is.
 - A generator function, an async generator function and a class are
   refused: their failures happen after the call has returned (while the
   caller iterates), or the decorator would replace a class by a function.
@@ -20,7 +20,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ._executors import async_loop, awaitable
+from ._executors import async_loop
 from ._runtime import Settings, dunder_call
 from ._stoic import Call
 
@@ -96,7 +96,7 @@ def resumer(
             handover.first = None
             return first
         result = fn(*handover.args, **handover.kwargs)
-        return result if awaitable(result) else _value(result)
+        return result if inspect.isawaitable(result) else _value(result)
 
     run = async_loop(s, attempt, operation, start=start)
 

@@ -21,8 +21,10 @@ between them is data:
 - ``settings.discard`` / ``adiscard`` release a retried value (close a
   response);
 - ``settings.resume`` continues, asynchronously, a call whose sync-looking
-  function returned an awaitable (a lambda around a coroutine function): the
-  caller awaits what the function gave, and the attempts go on there.
+  function returned a coroutine (a lambda around a coroutine function): the
+  caller awaits what the function gave, and the attempts go on there. Only
+  a coroutine: a future or a task a function returns is a value it made
+  on purpose (started in the background), returned as it is.
 
 A ``BaseException`` that is not an ``Exception`` (cancellation, an
 interrupt) and an exception of ``validate=`` or ``classify=`` end the call
@@ -33,6 +35,7 @@ hooks (``on_retry=``, ``on_give_up=``, records) never do (``_hooks.py``).
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from types import CoroutineType
 from typing import Any
 
 from . import _records
@@ -43,22 +46,7 @@ from ._steps import failed
 from ._stoic import Call
 from .testing import runtime
 
-__all__ = ["async_loop", "awaitable", "sync_loop"]
-
-#: Whether values of a type can be awaited, by type: asked of every value a
-#: decorated sync function returns, so a dict lookup, not an ABC check.
-_AWAITABLE: dict[type, bool] = {}
-
-
-def awaitable(value: object) -> bool:
-    """Whether ``value`` is awaitable (a coroutine, a future, a task)."""
-    kind = type(value)
-    known = _AWAITABLE.get(kind)
-    if known is None:
-        known = hasattr(kind, "__await__")
-        if len(_AWAITABLE) < 256:
-            _AWAITABLE[kind] = known
-    return known
+__all__ = ["async_loop", "sync_loop"]
 
 
 #: Starts and admits a call for the given arguments (the transports' plan).
@@ -113,7 +101,7 @@ def sync_loop(
                         raise
                     last_exception, last_result = exc, None
                 else:
-                    if resume is not None and awaitable(result):
+                    if resume is not None and type(result) is CoroutineType:
                         # The attempt is under way in what it returned: the
                         # call goes on where the caller awaits it.
                         return resume(call, result, args, kwargs)
