@@ -103,7 +103,9 @@ function statusOutcome(error: unknown): Outcome | undefined {
   const response = typeof coded.response === 'object' && coded.response !== null ? coded.response : undefined;
   const fromResponse = httpStatus(response?.status);
   const status = fromResponse ?? httpStatus(coded.status) ?? httpStatus(coded.statusCode);
-  if (status === undefined) return undefined;
+  // A 2xx or 3xx on an error (a 304 a client throws, a parse error on a
+  // 200) is no failure of the server's: the error is the caller's own.
+  if (status === undefined || status < 400) return undefined;
   // The headers of the answer whose status this is: the response's, or
   // (a status on the error itself) the error's own, else the response's.
   const headers = fromResponse !== undefined ? response?.headers : (coded.headers ?? response?.headers);

@@ -252,7 +252,9 @@ function custom(
       'classify',
     );
   }
-  if ('kind' in answer) return answer;
+  // A status below 400 for a thrown error calls it a success: the core
+  // refuses that as it refuses the class (not_a_failure, naming classify).
+  if ('kind' in answer) return answer.kind === 'status' && answer.status < 400 ? { kind: 'error', class: 'success' } : answer;
   const fallback = outcomeOfError(thrown);
   const detail = answer.detail ?? ('detail' in fallback ? fallback.detail : undefined);
   return { kind: 'error', class: answer.class, detail };

@@ -162,3 +162,16 @@ test('a 200 whose body trickles past the attempt\'s time is a cut body, and the 
   assert.equal(server.hits('/trickle') - before, 2, 'a GET is repeated');
   policy.free();
 });
+
+test('an error carrying a 2xx or 3xx is the caller\'s own error, and classify cannot answer one for a thrown error', bounded, async () => {
+  const policy = new Policy({ seed: 1 });
+  const notModified = Object.assign(new Error('Not Modified'), { status: 304 });
+  const error = await retry(() => Promise.reject(notModified), { policy }).catch((e) => e);
+  assert.ok(error instanceof RetryError, String(error));
+  assert.equal(error.decision.matched, 'raised_deterministic', 'not a success with no value');
+  await assert.rejects(
+    retry(() => Promise.reject(new Error('boom')), { policy, classify: () => ({ kind: 'status', status: 200 }) }),
+    { code: 'not_a_failure', field: 'classify' },
+  );
+  policy.free();
+});
