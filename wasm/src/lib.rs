@@ -78,8 +78,8 @@ pub use policy::fleet::fleet_redis_script;
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics, metric_catalogue};
-pub use run::{default_run_max_retries, nested_retry_header, tool_reason, CoreRunQuota};
 #[cfg(feature = "tools")]
 pub use run::tool_retry_later;
+pub use run::{default_run_max_retries, nested_retry_header, tool_reason, CoreRunQuota};
 #[cfg(feature = "server")]
 pub use server::{payload_fingerprint, CoreServerIdempotency};
