@@ -151,14 +151,14 @@ async def run_agent(url: str, variant: str) -> dict[str, Any]:
         raise ValueError(f"variant must be one of {VARIANTS}, not {variant!r}")
     model = ScriptedModel()
     client = f"py-{variant}"
-    run = Run(f"agent-demo-{client}")
-    if variant == "stoic":
+    run = Run(f"agent-demo-{client}") if variant == "stoic" else None
+    if run is not None:
         transport: httpx.AsyncBaseTransport = stoic.httpx.AsyncRetryTransport()
     else:
         transport = httpx.AsyncHTTPTransport()
     async with httpx.AsyncClient(base_url=url, transport=transport, timeout=5.0) as http:
         tools = tools_for(http, client, variant)
-        if variant == "stoic":
+        if run is not None:
             toolset = StoicToolset(FunctionToolset(tools), run=run, idempotent={"list_orders"})
             agent: Agent[None, str] = Agent(FunctionModel(model), toolsets=[toolset])
         else:
@@ -169,7 +169,7 @@ async def run_agent(url: str, variant: str) -> dict[str, Any]:
         "variant": variant,
         "turns": len(model.received),
         "transcript": transcript(model.received[-1], result.output),
-        "retries_inside": run.retries_used if variant == "stoic" else 0,
+        "retries_inside": run.retries_used if run is not None else 0,
     }
 
 
