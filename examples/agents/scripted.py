@@ -150,7 +150,7 @@ def server_facts(server: OrdersServer) -> dict[str, Any]:
         "requests": len(rows),
         "posts": len(posts),
         "gets": sum(1 for row in rows if row.method == "GET"),
-        "orders": [f"{o['order_ref']} x{o['quantity']}" for o in held["orders"]],
+        "orders": [f"{o['order_ref']} (qty {o['quantity']})" for o in held["orders"]],
         "order_count": held["count"],
         "duplicates": held["duplicates"],
         "posts_by_ref": dict(Counter(str(row.order_ref) for row in posts)),

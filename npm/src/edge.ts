@@ -51,31 +51,38 @@ export async function withPolicy<T>(
     callable(store.put, 'store.put');
   }
   const policy = new Policy(options);
+  let restored: string | undefined;
   try {
-    if (store !== undefined) await restoreFrom(policy, store, key);
+    if (store !== undefined) restored = await restoreFrom(policy, store, key);
     return await run(policy);
   } finally {
     try {
-      if (store !== undefined) await saveTo(policy, store, key);
+      if (store !== undefined) await saveTo(policy, store, key, restored);
     } finally {
       policy.free();
     }
   }
 }
 
-async function restoreFrom(policy: Policy, store: PolicyStore, key: string): Promise<void> {
+/** Restores the stored snapshot, if any; returns it as restored (undefined: started fresh). */
+async function restoreFrom(policy: Policy, store: PolicyStore, key: string): Promise<string | undefined> {
   try {
     const saved = await store.get(key);
-    if (typeof saved === 'string' && saved !== '') policy.restore(saved);
+    if (typeof saved !== 'string' || saved === '') return undefined;
+    policy.restore(saved);
+    return policy.snapshot();
   } catch (error) {
-    hookFailed(`withPolicy: restoring "${key}" from the store`, store, error);
+    hookFailed(`withPolicy: restoring "${key}" from the store`, store, error, 'the policy started fresh');
+    return undefined;
   }
 }
 
-async function saveTo(policy: Policy, store: PolicyStore, key: string): Promise<void> {
+/** Saves the snapshot unless nothing changed (a request that made no call): a store such as KV limits writes per key. */
+async function saveTo(policy: Policy, store: PolicyStore, key: string, restored: string | undefined): Promise<void> {
   try {
-    await store.put(key, policy.snapshot());
+    const snapshot = policy.snapshot();
+    if (snapshot !== restored) await store.put(key, snapshot);
   } catch (error) {
-    hookFailed(`withPolicy: saving "${key}" to the store`, store, error);
+    hookFailed(`withPolicy: saving "${key}" to the store`, store, error, 'the state of this request was not saved');
   }
 }

@@ -7,9 +7,17 @@
 
 const reported = new WeakSet<object>();
 
-/** Reports `hook`'s failure the first time it fails; later failures are dropped. */
-export function hookFailed(name: string, hook: object, error: unknown): void {
+/**
+ * Reports `hook`'s failure the first time it fails (later failures are
+ * dropped); `outcome` says what happened instead.
+ */
+export function hookFailed(
+  name: string,
+  hook: object,
+  error: unknown,
+  outcome = 'the call went on without it (each hook is reported once)',
+): void {
   if (reported.has(hook)) return;
   reported.add(hook);
-  console.warn(`stoic: ${name} threw; the call went on without it (each hook is reported once):`, error);
+  console.warn(`stoic: ${name} threw; ${outcome}:`, error);
 }

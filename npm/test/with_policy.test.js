@@ -110,3 +110,14 @@ test('bad arguments are TypeErrors naming the argument', async () => {
   await assert.rejects(withPolicy({ maxAttempt: 3 }, () => 1), { name: 'ConfigError' });
   assert.ok(new Policy() instanceof Policy);
 });
+
+test('a request that made no call writes nothing back (a store such as KV limits writes per key)', async () => {
+  const store = kv();
+  await withPolicy({ seed: 1 }, (policy) => retry(() => 1, { policy, scope: 'api' }), { store });
+  let writes = 0;
+  const counting = { get: store.get, put: async (k, v) => { writes += 1; return store.put(k, v); } };
+  await withPolicy({ seed: 1 }, () => 'cached answer', { store: counting });
+  assert.equal(writes, 0, 'nothing changed: no write');
+  await withPolicy({ seed: 1 }, (policy) => retry(() => 2, { policy, scope: 'api' }), { store: counting });
+  assert.equal(writes, 1, 'a call changed the counts: written');
+});

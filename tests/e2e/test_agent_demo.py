@@ -60,7 +60,7 @@ def test_with_stoic(demo: tuple[dict[str, Any], str], language: str) -> None:
     assert server["faults"] == ["POST #1 (A-1): unavailable", "POST #5 (C-3): lost_ack"]
     # Each order once: the 503 retried inside (same key), the lost write not repeated.
     assert server["duplicates"] == 0
-    assert server["orders"] == ["A-1 x2", "B-2 x1", "C-3 x1"]
+    assert server["orders"] == ["A-1 (qty 2)", "B-2 (qty 1)", "C-3 (qty 1)"]
     assert server["posts_by_ref"] == {"A-1": 2, "B-2": 2, "C-3": 1}
     assert (server["requests"], server["posts"], server["gets"]) == (6, 5, 1)
     assert run["retries_inside"] == 1
@@ -98,7 +98,7 @@ def test_with_the_frameworks_defaults(demo: tuple[dict[str, Any], str], language
     assert server["faults"] == ["POST #1 (A-1): unavailable", "POST #5 (C-3): lost_ack"]
     # The lost write, repeated by the model under a fresh random key: a duplicate.
     assert server["duplicates"] == 1
-    assert server["orders"] == ["A-1 x2", "B-2 x1", "C-3 x1", "C-3 x1"]
+    assert server["orders"] == ["A-1 (qty 2)", "B-2 (qty 1)", "C-3 (qty 1)", "C-3 (qty 1)"]
     assert server["posts_by_ref"] == {"A-1": 2, "B-2": 2, "C-3": 2}
     assert (server["requests"], server["posts"], server["gets"]) == (6, 6, 0)
     assert run["turns"] == 7
