@@ -12,24 +12,7 @@ import { z } from 'zod';
 import { createFetch, idempotencyKey, Policy, Run } from '../dist/node.js';
 import { stoicTools, ToolFailure } from 'stoic/ai';
 import { startServer } from '../testlib/server.js';
-
-const sleep = async () => {};
-const FAST = { seed: 1, backoff: { strategy: 'constant', baseMs: 5, capMs: 5 } };
-
-/** The orders server: a bad quantity is a 422; a good order meets one 503 first, then is created. */
-function ordersRoute() {
-  let valid = 0;
-  return (req, res, body) => {
-    const order = JSON.parse(body);
-    if (!(order.quantity > 0)) {
-      res.writeHead(422, { 'content-type': 'application/json' }).end('{"error":"quantity must be positive"}');
-    } else if (++valid === 1) {
-      res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
-    } else {
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: valid - 1, ...order }));
-    }
-  };
-}
+import { FAST, ordersRoute, sleep } from '../testlib/agents.js';
 
 let server;
 before(async () => {

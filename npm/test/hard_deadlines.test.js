@@ -8,6 +8,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createFetch, Policy, retry, RetryError } from '../dist/node.js';
 import { startServer } from '../testlib/server.js';
+import { captureWarnings } from '../testlib/agents.js';
 
 const bounded = { timeout: 15_000 };
 const never = () => new Promise(() => {});
@@ -111,9 +112,7 @@ test('a cooperative function sees its attempt aborted; a late result is dropped,
 });
 
 test('a listener that throws never fails a call that succeeded', bounded, async () => {
-  const warned = [];
-  const original = console.warn;
-  console.warn = (...args) => warned.push(args);
+  const warned = captureWarnings();
   try {
     const policy = new Policy({
       logRecords: true,
@@ -127,7 +126,7 @@ test('a listener that throws never fails a call that succeeded', bounded, async 
     assert.match(warned[0][0], /onEvent threw/);
     policy.free();
   } finally {
-    console.warn = original;
+    warned.restore();
   }
 });
 

@@ -3,6 +3,7 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import { createFetch, Policy, retry, RetryError } from '../dist/node.js';
 import { startServer } from '../testlib/server.js';
+import { captureWarnings } from '../testlib/agents.js';
 
 let server;
 before(async () => {
@@ -12,16 +13,6 @@ after(() => server.close());
 
 const sleep = async () => {};
 
-/** Collects console.warn's arguments until `restore()`. */
-function captureWarnings() {
-  const warned = [];
-  const original = console.warn;
-  console.warn = (...args) => warned.push(args);
-  warned.restore = () => {
-    console.warn = original;
-  };
-  return warned;
-}
 const refused = (n) => Object.assign(new Error(`refused ${n}`), { code: 'ECONNREFUSED' });
 
 test('retry() tells each retry and the give-up, before it rejects', async () => {

@@ -19,25 +19,9 @@ import { z } from 'zod';
 import { createFetch, idempotencyKey, Policy, Run } from '../dist/node.js';
 import { callTool, META, toolHandler, ToolReplays } from 'stoic/mcp';
 import { startServer } from '../testlib/server.js';
+import { FAST, ordersRoute, sleep } from '../testlib/agents.js';
 
-const sleep = async () => {};
-const FAST = { seed: 1, backoff: { strategy: 'constant', baseMs: 5, capMs: 5 } };
 const serverRun = () => new Run('orders-mcp', { policyOptions: FAST, sleep });
-
-/** The orders backend: a bad quantity is a 422; each path's first good order meets a 503. */
-function ordersRoute() {
-  let valid = 0;
-  return (req, res, body) => {
-    const order = JSON.parse(body);
-    if (!(order.quantity > 0)) {
-      res.writeHead(422, { 'content-type': 'application/json' }).end('{"error":"quantity must be positive"}');
-    } else if (++valid === 1) {
-      res.writeHead(503, { 'content-type': 'text/plain' }).end('busy');
-    } else {
-      res.writeHead(201, { 'content-type': 'application/json' }).end(JSON.stringify({ id: valid - 1, ...order }));
-    }
-  };
-}
 
 let backend;
 before(async () => {

@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Policy, retry, withPolicy } from '../dist/node.js';
+import { captureWarnings } from '../testlib/agents.js';
 
 function kv(entries = {}) {
   const map = new Map(Object.entries(entries));
@@ -17,16 +18,6 @@ function kv(entries = {}) {
       map.set(key, value);
     },
   };
-}
-
-function captureWarnings() {
-  const warned = [];
-  const original = console.warn;
-  console.warn = (...args) => warned.push(args);
-  warned.restore = () => {
-    console.warn = original;
-  };
-  return warned;
 }
 
 const misuse = { name: 'InputError', code: 'misuse' };
