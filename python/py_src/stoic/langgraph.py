@@ -172,18 +172,24 @@ def wrap_tool_call(
             except GraphBubbleUp as signal:
                 return _Signal(signal)
 
-        name = request.tool_call["name"]
-        result = _run_for(run, request).call(
-            _step(request),
-            attempt,
-            args=request.tool_call.get("args") or {},
-            idempotent=name in idempotent,
-            server_deduplicates=server_deduplicates,
-            tool=name,
-        )
+        options = _call_options(request, idempotent, server_deduplicates)
+        result = _run_for(run, request).call(_step(request), attempt, **options)
         return _answer(request, result)
 
     return wrap
+
+
+def _call_options(
+    request: ToolCallRequest, idempotent: Collection[str], server_deduplicates: bool | None
+) -> dict[str, Any]:
+    """The run call's options for a tool call: its arguments, its tool's name and safety."""
+    name = request.tool_call["name"]
+    return {
+        "args": request.tool_call.get("args") or {},
+        "idempotent": name in idempotent,
+        "server_deduplicates": server_deduplicates,
+        "tool": name,
+    }
 
 
 def awrap_tool_call(
@@ -201,15 +207,8 @@ def awrap_tool_call(
             except GraphBubbleUp as signal:
                 return _Signal(signal)
 
-        name = request.tool_call["name"]
-        result = await _run_for(run, request).acall(
-            _step(request),
-            attempt,
-            args=request.tool_call.get("args") or {},
-            idempotent=name in idempotent,
-            server_deduplicates=server_deduplicates,
-            tool=name,
-        )
+        options = _call_options(request, idempotent, server_deduplicates)
+        result = await _run_for(run, request).acall(_step(request), attempt, **options)
         return _answer(request, result)
 
     return wrap
