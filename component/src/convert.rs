@@ -96,6 +96,7 @@ pub(crate) fn network_in(k: types::NetworkKind) -> stoic_core::NetworkErrorKind 
         types::NetworkKind::ResetAfterSend => N::ResetAfterSend,
         types::NetworkKind::ReadTimeout => N::ReadTimeout,
         types::NetworkKind::BodyCut => N::BodyCut,
+        types::NetworkKind::RefusedLocally => N::RefusedLocally,
         types::NetworkKind::Unknown => N::Unknown,
     }
 }

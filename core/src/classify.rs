@@ -86,13 +86,17 @@ pub enum NetworkErrorKind {
     /// dropped, or the deadline passed, while it was being read. The server
     /// began answering, so the request may well have been applied.
     BodyCut,
+    /// The client refused the request before sending it: a blocked port, an
+    /// unknown scheme, a malformed URL. Nothing was sent, and the same
+    /// request is refused the same way every time.
+    RefusedLocally,
     /// A failure the host could not place before or after sending.
     Unknown,
 }
 
 impl NetworkErrorKind {
     /// Every kind, in code order.
-    pub const ALL: [NetworkErrorKind; 8] = [
+    pub const ALL: [NetworkErrorKind; 9] = [
         NetworkErrorKind::ConnectRefused,
         NetworkErrorKind::ConnectTimeout,
         NetworkErrorKind::DnsFailure,
@@ -100,6 +104,7 @@ impl NetworkErrorKind {
         NetworkErrorKind::ResetAfterSend,
         NetworkErrorKind::ReadTimeout,
         NetworkErrorKind::BodyCut,
+        NetworkErrorKind::RefusedLocally,
         NetworkErrorKind::Unknown,
     ];
 
@@ -114,6 +119,7 @@ impl NetworkErrorKind {
             NetworkErrorKind::ResetAfterSend => "reset_after_send",
             NetworkErrorKind::ReadTimeout => "read_timeout",
             NetworkErrorKind::BodyCut => "body_cut",
+            NetworkErrorKind::RefusedLocally => "refused_locally",
             NetworkErrorKind::Unknown => "unknown",
         }
     }
@@ -126,7 +132,8 @@ impl NetworkErrorKind {
 
     /// The default class: transient when the request cannot have left,
     /// ambiguous when it may have been applied (an unknown failure is treated
-    /// as the riskier case).
+    /// as the riskier case), deterministic when the client refused it (no
+    /// wait changes that).
     #[must_use]
     pub const fn default_class(self) -> Class {
         match self {
@@ -138,6 +145,7 @@ impl NetworkErrorKind {
             | NetworkErrorKind::ReadTimeout
             | NetworkErrorKind::BodyCut
             | NetworkErrorKind::Unknown => Class::Ambiguous,
+            NetworkErrorKind::RefusedLocally => Class::Deterministic,
         }
     }
 }
@@ -254,7 +262,7 @@ impl ClassifyConfig {
 pub struct Classifier {
     status_table: Box<[Class; 500]>,
     overridden: Box<[bool; 500]>,
-    network: [Class; 7],
+    network: [Class; NetworkErrorKind::ALL.len()],
     ambiguous: AmbiguousRetry,
     unsafe_ambiguous: Box<[bool; 500]>,
 }
@@ -283,7 +291,7 @@ impl Classifier {
                 *flag = true;
             }
         }
-        let mut network = [Class::Ambiguous; 7];
+        let mut network = [Class::Ambiguous; NetworkErrorKind::ALL.len()];
         for (slot, kind) in network.iter_mut().zip(NetworkErrorKind::ALL) {
             *slot = config
                 .network
@@ -335,7 +343,7 @@ impl Classifier {
         let index = NetworkErrorKind::ALL
             .iter()
             .position(|k| *k == kind)
-            .unwrap_or(6);
+            .unwrap_or(usize::MAX);
         self.network.get(index).copied().unwrap_or(Class::Ambiguous)
     }
 
@@ -474,6 +482,22 @@ mod tests {
         assert!(!Method::parse("POST").is_idempotent());
         assert_eq!(Method::parse("PROPFIND"), Method::Other);
         assert!(!Method::Other.is_idempotent());
+    }
+
+    #[test]
+    fn every_network_kind_has_its_default_and_takes_an_override() {
+        let defaults = Classifier::new(&ClassifyConfig::default());
+        for kind in NetworkErrorKind::ALL {
+            assert_eq!(defaults.network(kind), kind.default_class(), "{kind:?}");
+            let mut config = ClassifyConfig::default();
+            let other = if kind.default_class() == Class::Transient {
+                Class::Deterministic
+            } else {
+                Class::Transient
+            };
+            config.network.insert(kind, other);
+            assert_eq!(Classifier::new(&config).network(kind), other, "{kind:?}");
+        }
     }
 
     #[test]

@@ -151,6 +151,9 @@ pub const fn network_meaning(kind: NetworkErrorKind) -> &'static str {
         NetworkErrorKind::BodyCut => {
             "the response's status and headers arrived but its body was cut off before it was complete; the request may have been applied"
         }
+        NetworkErrorKind::RefusedLocally => {
+            "the client refused the request before sending it (a blocked port, an unknown scheme or a malformed URL); nothing was sent, and the same request is refused the same way"
+        }
         NetworkErrorKind::Unknown => {
             "the request failed without a response; it may have been applied"
         }

@@ -148,8 +148,7 @@ export function outcomeOfError(error: unknown): Outcome {
     // `redirect: 'error'`: the same request fails the same way every time.
     const cause = (error as Coded).cause as Coded | undefined;
     if (typeof cause?.message === 'string' && REFUSED_BY_FETCH.has(cause.message)) {
-      const refused = `fetch refused the request (${cause.message}): the same request fails the same way`;
-      return { kind: 'error', class: 'deterministic', detail: refused };
+      return { kind: 'network', network: 'refused_locally', detail: `fetch refused the request (${cause.message})` };
     }
     return { kind: 'network', network: 'unknown', detail };
   }

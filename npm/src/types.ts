@@ -20,6 +20,7 @@ export type NetworkErrorKind =
   | 'reset_after_send'
   | 'read_timeout'
   | 'body_cut'
+  | 'refused_locally'
   | 'unknown';
 
 /** Why a call stopped without succeeding. */

@@ -164,7 +164,12 @@ test('a request fetch will never send (a blocked port) is not retried, and says 
   assert.ok(error instanceof RetryError);
   assert.equal(error.attempts, 1);
   assert.equal(error.decision.class, 'deterministic');
+  assert.equal(error.decision.matched, 'network_refused_locally');
+  assert.match(error.observation, /refused the request before sending it/);
   assert.match(error.observation, /fetch refused the request \(bad port\)/);
+  assert.doesNotMatch(error.observation, /classify it/, 'no advice about an option createFetch does not have');
+  const unknownScheme = await fetch('gopher://127.0.0.1/x').catch((e) => e);
+  assert.equal(unknownScheme.decision?.matched, 'network_refused_locally', String(unknownScheme));
 });
 
 test('persistent 503s exhaust the attempts; the breaker then fails fast', async () => {

@@ -121,6 +121,10 @@ def _httpx(exc: BaseException) -> Outcome | None:
 def _httpx_like(exc: BaseException, lib: Any) -> Outcome | None:
     """``exc`` read by one library of the httpx family (httpcore's errors
     have no common base, no status error and no ``TransportError``)."""
+    invalid_url = getattr(lib, "InvalidURL", None)
+    if invalid_url is not None and isinstance(exc, invalid_url):
+        # A URL the client refuses before sending anything.
+        return ("network", "refused_locally", None)
     base = getattr(lib, "HTTPError", None) or (
         lib.TimeoutException,
         lib.NetworkError,
@@ -144,6 +148,9 @@ def _httpx_like(exc: BaseException, lib: Any) -> Outcome | None:
         return ("network", "reset_before_send", None)
     if isinstance(exc, (lib.ReadError, lib.RemoteProtocolError)):
         return ("network", "reset_after_send", None)
+    if isinstance(exc, getattr(lib, "UnsupportedProtocol", ())):
+        # An unknown scheme: refused before anything was sent.
+        return ("network", "refused_locally", None)
     if isinstance(exc, getattr(lib, "TransportError", base)):
         return ("network", "unknown", None)
     return None
@@ -216,6 +223,16 @@ def _requests(exc: BaseException) -> Outcome | None:
     response = getattr(exc, "response", None)
     if isinstance(exc, requests.HTTPError) and response is not None:
         return ("status", response.status_code, list(response.headers.items()))
+    if isinstance(
+        exc,
+        (
+            requests.exceptions.InvalidSchema,
+            requests.exceptions.MissingSchema,
+            requests.exceptions.InvalidURL,
+        ),
+    ):
+        # A URL the client refuses before sending anything.
+        return ("network", "refused_locally", None)
     if isinstance(exc, requests.ConnectTimeout):
         return ("network", "connect_timeout", None)
     if isinstance(exc, requests.ReadTimeout):
@@ -244,6 +261,11 @@ def _aiohttp(exc: BaseException) -> Outcome | None:
     aiohttp = sys.modules.get("aiohttp")
     if aiohttp is None or not isinstance(exc, aiohttp.ClientError):
         return None
+    if isinstance(
+        exc, (aiohttp.InvalidURL, getattr(aiohttp, "NonHttpUrlClientError", aiohttp.InvalidURL))
+    ):
+        # A URL (or scheme) the client refuses before sending anything.
+        return ("network", "refused_locally", None)
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
         return ("network", "dns_failure", None)
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
