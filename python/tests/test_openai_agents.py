@@ -189,10 +189,8 @@ def test_model_call_retries_are_stoics_one_key_on_every_attempt(
     assert {h.get("x-stainless-retry-count") for h in server.headers[token]} == {"0"}
 
 
-def test_a_deterministic_model_error_is_sent_once(
-    server: Any, token: str, clock: stoic.VirtualClock
-) -> None:
-    root = server.script(token, [(401, {})])
+def _run_agent_against(root: str) -> None:
+    """Runs a one-turn agent whose model calls go to ``root`` through stoic."""
     client = so.openai_client(
         base_url=root + "/v1", api_key="test", transport=AsyncRetryTransport(**FAST)
     )
@@ -202,8 +200,15 @@ def test_a_deterministic_model_error_is_sent_once(
             model = so.chat_completions_model("gpt-test", client=client)
             return await Runner.run(Agent(name="a", model=model), "hi")
 
+    asyncio.run(go())
+
+
+def test_a_deterministic_model_error_is_sent_once(
+    server: Any, token: str, clock: stoic.VirtualClock
+) -> None:
+    root = server.script(token, [(401, {})])
     with pytest.raises(openai.AuthenticationError):
-        asyncio.run(go())
+        _run_agent_against(root)
     assert len(server.seen[token]) == 1
 
 
@@ -212,17 +217,8 @@ def test_a_model_request_dropped_after_sending_is_not_repeated(
 ) -> None:
     # The model may be generating: the safe default does not send it again.
     root = server.script(token, [DROP])
-    client = so.openai_client(
-        base_url=root + "/v1", api_key="test", transport=AsyncRetryTransport(**FAST)
-    )
-
-    async def go() -> Any:
-        async with client:
-            model = so.chat_completions_model("gpt-test", client=client)
-            return await Runner.run(Agent(name="a", model=model), "hi")
-
     with pytest.raises(openai.APIConnectionError):
-        asyncio.run(go())
+        _run_agent_against(root)
     assert len(server.seen[token]) == 1
 
 
