@@ -208,9 +208,9 @@ test('thrown errors translate to the outcomes the core classifies', () => {
     [new TypeError('fetch failed', { cause: { code: 'UND_ERR_HEADERS_TIMEOUT' } }), 'network', 'read_timeout'],
     [new TypeError('Failed to fetch'), 'network', 'unknown'],
     // What Node's fetch will never send: a blocked port, an unknown scheme, a redirect under redirect: 'error'.
-    [new TypeError('fetch failed', { cause: new Error('bad port') }), 'error', 'deterministic'],
-    [new TypeError('fetch failed', { cause: new Error('unknown scheme') }), 'error', 'deterministic'],
-    [new TypeError('fetch failed', { cause: new Error('unexpected redirect') }), 'error', 'deterministic'],
+    [new TypeError('fetch failed', { cause: new Error('bad port') }), 'network', 'refused_locally'],
+    [new TypeError('fetch failed', { cause: new Error('unknown scheme') }), 'network', 'refused_locally'],
+    [new TypeError('fetch failed', { cause: new Error('unexpected redirect') }), 'network', 'refused_locally'],
     [new DOMException('slow', 'TimeoutError'), 'network', 'read_timeout'],
     [Object.assign(new Error('dns'), { code: 'ENOTFOUND' }), 'network', 'dns_failure'],
     [new DOMException('stop', 'AbortError'), 'error', 'deterministic'],

@@ -6,7 +6,10 @@
 // The ceiling is a ratchet at today's size plus about 2 %, not the goal: the
 // module must shrink to 40 KB (bench/RESULTS.md, "Bundle size", has the
 // peers), and until it does this test keeps it from growing unnoticed. Lower
-// the ceiling whenever a change makes the module smaller.
+// the ceiling whenever a change makes the module smaller. Raised from 93,400
+// when the app measured 93,436 (14,276 JS + 79,160 wasm): bounded attempt
+// waits, hooks that cannot fail a call, and the body_cut, refused_locally
+// and not_a_failure outcomes with their texts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -18,7 +21,7 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const CEILING = 93_400;
+const CEILING = 95_300;
 const GOAL = 40_000;
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;
