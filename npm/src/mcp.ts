@@ -36,6 +36,7 @@
  * ```
  */
 import type { Run, ToolCall, ToolResult } from './agents.js';
+import { knownOptions } from './guard.js';
 import type { Outcome } from './types.js';
 import { retryable as retryLater, wrongType } from './tool-failure.js';
 import { CoreServerIdempotency, payloadFingerprint } from './wasm/stoic_wasm.js';
@@ -279,14 +280,7 @@ export function toolHandler<Args, Extra extends McpRequestExtra, R extends McpTo
   if (typeof name !== 'string' || name === '') throw wrongType(call, 'name', 'the tool\'s name');
   if (typeof handler !== 'function') throw wrongType(call, 'handler', 'a function');
   if (typeof options !== 'object' || options === null) throw wrongType(call, 'options', 'an object with a run');
-  for (const field of Object.keys(options)) {
-    if (!HANDLER_OPTIONS.has(field)) {
-      throw Object.assign(new TypeError(`toolHandler: unknown option "${field}" (known: ${[...HANDLER_OPTIONS].join(', ')})`), {
-        code: 'unknown_field',
-        field,
-      });
-    }
-  }
+  knownOptions(options, HANDLER_OPTIONS, call);
   const given = options.run;
   if (typeof given !== 'function' && typeof (given as RunLike | undefined)?.call !== 'function') {
     throw wrongType(call, 'run', 'a Run from stoic, or a function that returns one');
@@ -448,14 +442,7 @@ export async function callTool(
     throw wrongType(call, 'params', 'an object with the tool\'s name');
   }
   if (typeof options !== 'object' || options === null) throw wrongType(call, 'options', 'an object');
-  for (const field of Object.keys(options)) {
-    if (!CALL_OPTIONS.has(field)) {
-      throw Object.assign(new TypeError(`callTool: unknown option "${field}" (known: ${[...CALL_OPTIONS].join(', ')})`), {
-        code: 'unknown_field',
-        field,
-      });
-    }
-  }
+  knownOptions(options, CALL_OPTIONS, call);
   const timeoutMs = options.timeoutMs;
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !(timeoutMs > 0) || !Number.isFinite(timeoutMs))) {
     throw wrongType(call, 'timeoutMs', 'a number of milliseconds above 0');
