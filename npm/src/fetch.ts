@@ -316,9 +316,11 @@ class FetchSteps implements Steps<Response> {
   readonly #streams: boolean;
   /** Whether the current attempt's response is a stream of events. */
   #eventStream = false;
-  /** Whether the current attempt's headers arrived (a failure after them was after sending). */
-  #answered = false;
-  /** The attempt's response as its headers arrived: kept when its body is then cut. */
+  /**
+   * The current attempt's response as its headers arrived (undefined: they
+   * have not): a failure after them was after sending, and a body then cut
+   * keeps this response.
+   */
   #head: Response | undefined;
   /** The current attempt's body, when it was read. */
   #bytes: ArrayBuffer | undefined;
@@ -348,7 +350,6 @@ class FetchSteps implements Steps<Response> {
         // Telemetry never fails the request.
       }
     }
-    this.#answered = false;
     this.#head = undefined;
     this.#bytes = undefined;
     const overrides: RequestInit = { ...this.init, signal: context.signal };
@@ -356,7 +357,6 @@ class FetchSteps implements Steps<Response> {
     // A Request keeps every setting it was made with (redirect, credentials, mode, ...).
     const { request, send } = this; // fetch must be called unbound (browsers throw "Illegal invocation")
     let response = await (request === undefined ? send(this.url, overrides) : send(new Request(request, overrides)));
-    this.#answered = true;
     this.#head = response;
     // A stream of events (a model's streamed completion) is handed over as
     // it arrives, whatever was asked: buffering it would hold the first
@@ -379,8 +379,9 @@ class FetchSteps implements Steps<Response> {
 
   failure(thrown: unknown, timedOut: boolean): Outcome {
     // The headers arrived, then the body did not: the server began answering.
-    if (this.#answered) {
-      const detail = timedOut ? `HTTP ${this.#head?.status ?? ''}: the body did not finish arriving within the attempt's time` : `HTTP ${this.#head?.status ?? ''}: the body broke off: ${String(thrown)}`;
+    const head = this.#head;
+    if (head !== undefined) {
+      const detail = timedOut ? `HTTP ${head.status}: the body did not finish arriving within the attempt's time` : `HTTP ${head.status}: the body broke off: ${String(thrown)}`;
       return { kind: 'network', network: 'body_cut', detail };
     }
     if (timedOut) return { kind: 'network', network: 'read_timeout', detail: 'the attempt timed out' };
@@ -393,7 +394,7 @@ class FetchSteps implements Steps<Response> {
 
   /** The response whose body was cut, when the last attempt failed that way. */
   cutResponse(): Response | undefined {
-    return this.#answered ? this.#head : undefined;
+    return this.#head;
   }
 
   judge(response: Response): Promise<Outcome> {
