@@ -64,13 +64,19 @@ export async function withPolicy<T>(
   }
 }
 
-/** Restores the stored snapshot, if any; returns it as restored (undefined: started fresh). */
+/**
+ * Restores the stored snapshot, if any, and returns its text (undefined:
+ * started fresh). A snapshot restored and taken again reads the same, so
+ * the text tells whether the request changed anything without taking a
+ * second snapshot (text that differs anyway, such as another config's, is
+ * written back: a write too many, never one too few).
+ */
 async function restoreFrom(policy: Policy, store: PolicyStore, key: string): Promise<string | undefined> {
   try {
     const saved = await store.get(key);
     if (typeof saved !== 'string' || saved === '') return undefined;
     policy.restore(saved);
-    return policy.snapshot();
+    return saved;
   } catch (error) {
     hookFailed(`withPolicy: restoring "${key}" from the store`, store, error, 'the policy started fresh');
     return undefined;
