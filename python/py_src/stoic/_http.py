@@ -12,6 +12,7 @@ that may have been applied, server hints, observations with an excerpt.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
@@ -238,6 +239,19 @@ def check_options(**given: Any) -> None:
         expected = str if name == "key_header" else bool
         if not isinstance(value, expected):
             raise wrong_type(name, f"a {expected.__name__}", value)
+
+
+def deadline_of(call: Call) -> float | None:
+    """When ``call``'s total deadline passes, on ``time.monotonic()`` (None:
+    it has none): what reading a body is bounded by."""
+    remaining = call.remaining
+    return None if remaining is None else time.monotonic() + remaining
+
+
+def time_left(deadline: float) -> float:
+    """The time left before ``deadline`` (``time.monotonic()``), at least a
+    millisecond: a timeout of 0 would mean "do not wait" to a socket."""
+    return max(deadline - time.monotonic(), 0.001)
 
 
 def tighter(current: float | None, limit: float | None) -> float | None:

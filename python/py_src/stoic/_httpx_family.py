@@ -50,7 +50,7 @@ from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 from ._classify import is_network, mark_cut
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._http import HOST, LATE_BODY, HttpCalls, tighter
+from ._http import HOST, LATE_BODY, HttpCalls, deadline_of, tighter, time_left
 from ._runtime import Hook
 from ._stoic import Call, Policy
 
@@ -116,7 +116,7 @@ def _tighten_read(request: Any, deadline: float) -> None:
     dict, read by the connection as the body starts."""
     timeouts = request.extensions.get("timeout")
     if isinstance(timeouts, dict):
-        left = max(deadline - time.monotonic(), 0.001)
+        left = time_left(deadline)
         request.extensions["timeout"] = {**timeouts, "read": tighter(timeouts.get("read"), left)}
 
 
@@ -210,8 +210,7 @@ class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
         passes, for reading the body."""
         attempt: _Attempt = args[0]
         request = attempt.request
-        remaining = call.remaining
-        attempt.deadline = None if remaining is None else time.monotonic() + remaining
+        attempt.deadline = deadline_of(call)
         read, connect = call.timeout, call.connect_timeout
         if read is None and connect is None:
             return

@@ -53,7 +53,7 @@ from urllib3.exceptions import ReadTimeoutError
 from ._classify import is_network, mark_cut
 from ._clock import Clock
 from ._executors import sync_loop
-from ._http import HOST, LATE_BODY, HttpCalls, tighter
+from ._http import HOST, LATE_BODY, HttpCalls, deadline_of, tighter, time_left
 from ._runtime import Hook
 from ._stoic import Call, Policy
 
@@ -154,8 +154,7 @@ class RetryAdapter(HttpCalls, HTTPAdapter):
         """The engine's per-attempt timeouts for this attempt, never looser
         than the caller's ``timeout=`` (a number or a (connect, read) pair)."""
         attempt: _Attempt = args[0]
-        remaining = call.remaining
-        attempt.deadline = None if remaining is None else time.monotonic() + remaining
+        attempt.deadline = deadline_of(call)
         given = attempt.timeout
         if isinstance(given, tuple) and len(given) == 2:
             connect, read = given
@@ -261,9 +260,7 @@ class _BodyWithin:
         sock = getattr(getattr(self._raw, "connection", None), "sock", None)
         if sock is None:
             return
-        left = max(self._deadline - time.monotonic(), 0.001)
-        current = sock.gettimeout()
-        sock.settimeout(left if current is None else min(current, left))
+        sock.settimeout(tighter(sock.gettimeout(), time_left(self._deadline)))
 
 
 def _replayable(request: requests.PreparedRequest) -> None:
