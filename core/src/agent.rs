@@ -1,13 +1,13 @@
 //! What an agent's tool call ends with: the reason codes a framework maps
 //! onto its own way of answering a tool call.
 //!
-//! Seed 000: the harness retries transient failures itself ("the model
-//! never needs to know"), and a failure it will not retry goes back to the
-//! model as an observation. A tool call therefore always ends with a value
-//! or an observation, plus one of these codes, which say what kind of "no"
-//! it was: the model (or the framework) acts on the code, and reads the
-//! observation (the give-up's, written by [`crate::observation`]) for what
-//! to do next. The codes are coarser than [`StopReason`]: a model does not
+//! "Retries, timeouts and doing it twice": the harness retries transient
+//! failures itself ("the model never needs to know"), and a failure it will not
+//! retry goes back to the model as an observation. A tool call therefore always
+//! ends with a value or an observation, plus one of these codes, which say what
+//! kind of "no" it was: the model (or the framework) acts on the code, and
+//! reads the observation (the give-up's, written by [`crate::observation`]) for
+//! what to do next. The codes are coarser than [`StopReason`]: a model does not
 //! care whether a deadline or a server's wait past it ended the call.
 
 use crate::decision::StopReason;

@@ -1,12 +1,12 @@
 //! Outcome -> class: is this failure transient, deterministic or ambiguous?
 //!
-//! Seed 000: "Sort every failure into transient or deterministic, because they
-//! need opposite treatment." Transient failures are retried by the engine;
-//! deterministic ones go back to the caller as an observation, because the
-//! retry is a *different* request. Ambiguous failures (the request may have
-//! been applied: a reset or a read timeout after it was sent) are retried only
-//! when repeating them is harmless: an idempotent method (RFC 9110 §9.2.2) or
-//! an idempotency key the server deduplicates on.
+//! "Retries, timeouts and doing it twice": "Sort every failure into transient
+//! or deterministic, because they need opposite treatment." Transient failures
+//! are retried by the engine; deterministic ones go back to the caller as an
+//! observation, because the retry is a *different* request. Ambiguous failures
+//! (the request may have been applied: a reset or a read timeout after it was
+//! sent) are retried only when repeating them is harmless: an idempotent method
+//! (RFC 9110 §9.2.2) or an idempotency key the server deduplicates on.
 
 use crate::sorted::{SortedMap, SortedSet};
 

@@ -28,7 +28,8 @@ pub const MAX_ATTEMPTS_LIMIT: u32 = 1_000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct HintsConfig {
-    /// Use server hints at all (seed 000: "when the server tells you the number, use it").
+    /// Use server hints at all ("Retries, timeouts and doing it twice": "when
+    /// the server tells you the number, use it").
     pub respect: bool,
     /// The longest wait a hint may impose; longer hints are clamped to it.
     /// Default 6 h, urllib3's `DEFAULT_RETRY_AFTER_MAX`; in practice the
@@ -71,7 +72,8 @@ pub struct Config {
     /// The jitter seed. Required: two clients with the same seed retry in
     /// lockstep, which is exactly what jitter exists to prevent.
     pub seed: Option<u64>,
-    /// Attempts per call, the first included (seed 001: 5).
+    /// Attempts per call, the first included ("Implementing Smart Retry Logic
+    /// for Transient Errors": 5).
     pub max_attempts: u32,
     /// The backoff strategy and its parameters.
     pub backoff: BackoffSpec,
@@ -90,7 +92,8 @@ pub struct Config {
     /// The retry budgets each scope gets (default: 10 % of first attempts
     /// over a minute, with a small floor).
     pub budget: RetryBudgetConfig,
-    /// Alert thresholds (seed 001: retry rate 20 %, exhausted rate 5 %).
+    /// Alert thresholds ("Implementing Smart Retry Logic for Transient Errors":
+    /// retry rate 20 %, exhausted rate 5 %).
     pub alerts: AlertConfig,
     /// The most scopes a policy tracks; new names past it share one
     /// overflow scope, so memory stays bounded.

@@ -1,9 +1,10 @@
 //! Deadlines: connect, per-attempt (read) and total timeouts.
 //!
-//! Seed 001: connect 5 s, read 30 s, total 120 s; the per-attempt timeout is
-//! `min(read, remaining total)`; once the total is spent, stop regardless of
-//! attempts left. The engine also refuses to schedule a retry whose delay
-//! would end at or past the deadline: sleeping only to give up is waste.
+//! "Implementing Smart Retry Logic for Transient Errors": connect 5 s, read 30
+//! s, total 120 s; the per-attempt timeout is `min(read, remaining total)`;
+//! once the total is spent, stop regardless of attempts left. The engine also
+//! refuses to schedule a retry whose delay would end at or past the deadline:
+//! sleeping only to give up is waste.
 
 use serde::{Deserialize, Serialize};
 

@@ -18,7 +18,8 @@ use crate::record::{AlertLevel, AlertRule, LogRecord};
 use crate::record::{DecisionNote, MetricPoint};
 use crate::time::Instant;
 
-/// The text of every [`Event::BudgetExhausted`] (seed 001's log line).
+/// The text of every [`Event::BudgetExhausted`] (the log line of "Implementing
+/// Smart Retry Logic for Transient Errors").
 pub const BUDGET_EXHAUSTED_MESSAGE: &str = "Retry budget exceeded";
 
 /// The text of every [`Event::NestedRetries`].
@@ -52,10 +53,12 @@ pub enum Event {
         budget: BudgetKind,
         /// When.
         at: Instant,
-        /// Always "Retry budget exceeded" (seed 001's log line).
+        /// Always "Retry budget exceeded" (the log line of "Implementing Smart
+        /// Retry Logic for Transient Errors").
         message: &'static str,
     },
-    /// An alert rule's level changed (seed 001, section 7).
+    /// An alert rule's level changed ("Implementing Smart Retry Logic for
+    /// Transient Errors", section 7).
     AlertChanged {
         /// The scope.
         scope: String,
@@ -76,7 +79,8 @@ pub enum Event {
     Log {
         /// The scope.
         scope: String,
-        /// The record, in seed 001's format.
+        /// The record, in the format of "Implementing Smart Retry Logic for
+        /// Transient Errors".
         record: LogRecord,
     },
     /// Whether decisions see the fleet (`crate::fleet`) changed: `live`

@@ -1,10 +1,10 @@
 //! Observations: the informative text a give-up hands back to its caller.
 //!
-//! Seed 000: a deterministic failure goes "back to the model as an informative
-//! observation, because that is the retry: a different request, chosen by
-//! something that can reason about why". So the text says what failed, what it
-//! means, whether repeating it could help, and what the server said, in a few
-//! plain sentences with no formatting to strip.
+//! "Retries, timeouts and doing it twice": a deterministic failure goes "back
+//! to the model as an informative observation, because that is the retry: a
+//! different request, chosen by something that can reason about why". So the
+//! text says what failed, what it means, whether repeating it could help, and
+//! what the server said, in a few plain sentences with no formatting to strip.
 
 use crate::classify::{Class, NetworkErrorKind};
 

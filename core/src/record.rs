@@ -1,7 +1,8 @@
 //! The record of each decision: a structured log line, metrics, alerts.
 //!
-//! Seed 001 section 7 ("Monitoring and Observability") asks for three things,
-//! and each lives in its own submodule:
+//! "Implementing Smart Retry Logic for Transient Errors", section 7
+//! ("Monitoring and Observability"), asks for three things, and each lives
+//! in its own submodule:
 //!
 //! - [`LogRecord`]: one JSON line per retry decision, with exactly the seed's
 //!   fields (`timestamp`, `operation`, `attempt`, `delay_ms`, `error`,
@@ -29,6 +30,7 @@
 
 mod alerts;
 mod catalogue;
+mod gauge;
 mod log;
 #[cfg(feature = "measure")]
 mod measure;
@@ -45,8 +47,9 @@ pub use catalogue::{
 pub use log::{LogError, LogOutcome, LogRecord};
 #[cfg(feature = "measure")]
 pub use measure::{AttributeValue, Attributes, DecisionNote, MetricPoint};
+pub use gauge::BreakerGauge;
 pub use metrics::{
-    BreakerGauge, CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,
+    CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,
     RETRY_DURATION_BOUNDS_MS, RETRY_DURATION_BUCKETS,
 };
 pub use window::WINDOW_BUCKETS;

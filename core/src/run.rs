@@ -1,13 +1,14 @@
 //! A run: the retries one agent run (or job) may make across all its calls.
 //!
-//! Seed 000 caps retries "per operation", then "per run and per minute
-//! across runs". The per-operation cap is `max_attempts`; the per-minute one
-//! is a scope's ratio budget, shared by every call to a service. The per-run
-//! cap belongs to neither: an agent run calls many tools on many services,
-//! through one policy or several, and a run that has retried twenty times is
-//! generating load, not making progress. So a run's quota is its own object,
-//! shared by the calls that join it ([`crate::Call::join_run`]), and the
-//! policy asks it, after the scope's budget, before every retry.
+//! "Retries, timeouts and doing it twice" caps retries "per operation", then
+//! "per run and per minute across runs". The per-operation cap is
+//! `max_attempts`; the per-minute one is a scope's ratio budget, shared by
+//! every call to a service. The per-run cap belongs to neither: an agent run
+//! calls many tools on many services, through one policy or several, and a run
+//! that has retried twenty times is generating load, not making progress. So a
+//! run's quota is its own object, shared by the calls that join it
+//! ([`crate::Call::join_run`]), and the policy asks it, after the scope's
+//! budget, before every retry.
 //!
 //! The count is atomic so calls of one run may be decided by different
 //! policies (one per tool, or per service) in different threads.

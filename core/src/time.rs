@@ -9,8 +9,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::schema::{Check, Fields, Out, Section};
-
 /// A point on the host's monotonic clock, in milliseconds since the host's origin.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
@@ -86,22 +84,11 @@ impl MonotonicClamp {
     pub const fn latest(&self) -> Instant {
         self.latest
     }
-}
 
-/// In a snapshot: `{"latest": ms}`.
-impl Section for MonotonicClamp {
-    fn read(f: &mut Fields<'_, '_>) -> Self {
-        f.require("latest", false, "(a clock as the core wrote it)");
-        MonotonicClamp {
-            latest: f.instant("latest", Instant::ZERO),
-        }
+    /// A clamp resumed from a snapshot, `latest` taken as written.
+    pub(crate) const fn resumed(latest: Instant) -> Self {
+        MonotonicClamp { latest }
     }
-
-    fn write(&self, o: &mut Out) {
-        o.instant("latest", self.latest);
-    }
-
-    fn check(&self, _: &mut Check) {}
 }
 
 /// The largest plausible monotonic reading: 2^53 ms (285,000 years), the

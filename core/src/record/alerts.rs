@@ -1,4 +1,5 @@
-//! Alert rules of seed 001 section 7, evaluated over a sliding window.
+//! The alert rules of "Implementing Smart Retry Logic for Transient Errors",
+//! section 7, evaluated over a sliding window.
 //!
 //! ```text
 //! IF retry_rate > 20% of requests      -> Warning
@@ -15,7 +16,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use super::metrics::BreakerGauge;
+use super::gauge::BreakerGauge;
 use super::window::{Window, WindowCounts};
 use crate::error::ConfigError;
 use crate::time::Instant;
@@ -111,8 +112,8 @@ impl AlertLevel {
     }
 }
 
-/// The three rules of seed 001. Every rule fires when `value > threshold`
-/// (strict, as the seed writes it).
+/// The three rules of "Implementing Smart Retry Logic for Transient Errors".
+/// Every rule fires when `value > threshold` (strict, as the seed writes it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum AlertRule {

@@ -1,4 +1,5 @@
-//! The retry log line (seed 001, "Retry Log Format").
+//! The retry log line ("Implementing Smart Retry Logic for Transient Errors",
+//! "Retry Log Format").
 
 use std::fmt;
 
@@ -61,8 +62,8 @@ pub struct LogError {
     pub message: String,
 }
 
-/// One retry decision as a structured log record (seed 001 "Retry Log
-/// Format").
+/// One retry decision as a structured log record ("Implementing Smart Retry
+/// Logic for Transient Errors", "Retry Log Format").
 ///
 /// One record is emitted per decision, i.e. after each attempt's outcome.
 /// Serialized by [`LogRecord::to_json_line`] as one JSON object with the

@@ -5,6 +5,7 @@
 
 mod breaker;
 mod budget;
+mod clock;
 mod decision;
 mod event;
 mod records;
