@@ -144,29 +144,27 @@ impl GuestPolicy for Policy {
         call: CallBorrow<'_>,
         outcome: WitOutcome,
     ) -> Result<WitDecision, InputError> {
-        let kind = match outcome.kind {
-            WitKind::Success => OutcomeKind::Success,
-            WitKind::Status(status) => OutcomeKind::Status(status),
-            WitKind::Network(kind) => OutcomeKind::Network(network_in(kind)),
-            WitKind::Rejected(class) => OutcomeKind::Rejected(class_in(class)),
-            WitKind::Raised(class) => OutcomeKind::Raised(class_in(class)),
-        };
-        let wall = outcome.wall_now_unix_ms.map(WallClock::from_unix_millis);
-        // Headers are parsed only for a status the policy may retry.
-        let reads = match kind {
-            OutcomeKind::Status(status) => self.inner.borrow().reads_hints(status),
-            _ => true,
-        };
-        let pairs = outcome
-            .headers
-            .iter()
-            .map(|(n, v)| (n.as_str(), v.as_str()));
-        let core = Outcome {
+        let detail = outcome.detail.as_deref();
+        let simple = |kind| Outcome {
             kind,
-            hint: reads
-                .then(|| stoic_core::hints::server_hint(pairs, wall))
-                .flatten(),
-            detail: outcome.detail.as_deref(),
+            hint: None,
+            detail,
+        };
+        let core = match outcome.kind {
+            WitKind::Success => simple(OutcomeKind::Success),
+            // Only a response's headers are read, by the core's one rule.
+            WitKind::Status(status) => {
+                let wall = outcome.wall_now_unix_ms.map(WallClock::from_unix_millis);
+                let pairs = outcome
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.as_str()));
+                let response = self.inner.borrow().response_outcome(status, pairs, wall);
+                Outcome { detail, ..response }
+            }
+            WitKind::Network(kind) => simple(OutcomeKind::Network(network_in(kind))),
+            WitKind::Rejected(class) => simple(OutcomeKind::Rejected(class_in(class))),
+            WitKind::Raised(class) => simple(OutcomeKind::Raised(class_in(class))),
         };
         core.check().map_err(|e| input_error(&e))?;
         self.drive(&call, Some(CallStep::Outcome), |policy, call| {

@@ -46,6 +46,7 @@ mod fleet;
 mod give_up;
 mod measure;
 mod records;
+mod response;
 mod shared_state;
 
 pub(crate) use give_up::stop_explanation;

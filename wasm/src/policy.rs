@@ -5,7 +5,6 @@
 //! with the garbage collector. The TypeScript runtime closes every handle it
 //! opens (`close`), and wraps public `Call` objects in a finalizer.
 
-use stoic_core::hints::server_hint;
 use stoic_core::{
     Admission, Call, CallSpec, CallStep, Class, Config, Decision, NetworkErrorKind, Outcome,
     Policy, WallClock,
@@ -541,10 +540,9 @@ impl CorePolicy {
             plan,
             ..
         } = self;
-        let headers = text_at(text, 0, headers_len);
-        let hint = headers.and_then(|h| server_hint(header_pairs(h), wall));
+        let headers = text_at(text, 0, headers_len).unwrap_or_default();
         let detail = text_at(text, step(headers_len), detail_len);
-        let mut outcome = Outcome::status(status).with_hint(hint);
+        let mut outcome = inner.response_outcome(status, header_pairs(headers), wall);
         if let Some(detail) = detail {
             outcome = outcome.with_detail(detail);
         }
