@@ -55,6 +55,234 @@ pub fn network_kind_of(name: &str) -> Option<NetworkErrorKind> {
         .map(|(_, kind)| *kind)
 }
 
+/// What an exception class of a client library stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorMeaning {
+    /// A network failure of this kind.
+    Network(NetworkErrorKind),
+    /// The server's answer, which the exception carries (its response's
+    /// status and headers); nothing when it carries no response.
+    Status,
+    /// A connection that failed: the kind the first built-in network error
+    /// in the exception's chain names (a DNS failure, a refusal), else
+    /// `connect_refused`. Nothing was sent.
+    Connect,
+    /// Whatever the exception's chain says: an error named in the library's
+    /// `chain` table, or a built-in network error; `unknown` when nothing in
+    /// it does (the request may have arrived).
+    Chain,
+}
+
+impl ErrorMeaning {
+    /// How the tables write it: the network kind's code, or `status`,
+    /// `connect`, `chain` (no kind has those names).
+    #[must_use]
+    pub const fn code(self) -> &'static str {
+        match self {
+            ErrorMeaning::Network(kind) => kind.code(),
+            ErrorMeaning::Status => "status",
+            ErrorMeaning::Connect => "connect",
+            ErrorMeaning::Chain => "chain",
+        }
+    }
+}
+
+/// A client library's exception classes, by name, and what each stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LibraryErrors {
+    /// The library's name, as its users know it.
+    pub library: &'static str,
+    /// The modules whose classes these names are, each looked at if it is
+    /// loaded (a family that shares its names: httpx and the httpx2 fork the
+    /// model SDKs use, and the httpcore transports under them).
+    pub modules: &'static [&'static str],
+    /// Class names and meanings, in the order a runtime tests them: a
+    /// subclass before its base, the first match wins. A name a module does
+    /// not define is passed over (versions differ).
+    pub classes: &'static [(&'static str, ErrorMeaning)],
+    /// For [`ErrorMeaning::Chain`]: the names of wrapped errors (of the
+    /// library's transport) that say what happened.
+    pub chain: &'static [(&'static str, NetworkErrorKind)],
+}
+
+/// The Python HTTP clients' exceptions: where each failure happened, so
+/// that only what may have been applied is ambiguous. A URL or scheme the
+/// client refuses is `refused_locally` (nothing was sent, and it fails the
+/// same way every time); a body that broke off after the status arrived is
+/// `body_cut`; a connection closed after the request went out is
+/// `reset_after_send`.
+pub const PYTHON_LIBRARIES: [LibraryErrors; 3] = [
+    LibraryErrors {
+        library: "httpx",
+        modules: &["httpx", "httpx2", "httpcore", "httpcore2"],
+        classes: &[
+            (
+                "InvalidURL",
+                ErrorMeaning::Network(NetworkErrorKind::RefusedLocally),
+            ),
+            ("HTTPStatusError", ErrorMeaning::Status),
+            (
+                "ConnectTimeout",
+                ErrorMeaning::Network(NetworkErrorKind::ConnectTimeout),
+            ),
+            (
+                "PoolTimeout",
+                ErrorMeaning::Network(NetworkErrorKind::ConnectTimeout),
+            ),
+            (
+                "ReadTimeout",
+                ErrorMeaning::Network(NetworkErrorKind::ReadTimeout),
+            ),
+            ("ConnectError", ErrorMeaning::Connect),
+            (
+                "WriteError",
+                ErrorMeaning::Network(NetworkErrorKind::ResetBeforeSend),
+            ),
+            (
+                "ReadError",
+                ErrorMeaning::Network(NetworkErrorKind::ResetAfterSend),
+            ),
+            (
+                "RemoteProtocolError",
+                ErrorMeaning::Network(NetworkErrorKind::ResetAfterSend),
+            ),
+            (
+                "UnsupportedProtocol",
+                ErrorMeaning::Network(NetworkErrorKind::RefusedLocally),
+            ),
+            (
+                "TransportError",
+                ErrorMeaning::Network(NetworkErrorKind::Unknown),
+            ),
+            // httpcore has no `TransportError`: its bases, for the rest.
+            (
+                "TimeoutException",
+                ErrorMeaning::Network(NetworkErrorKind::Unknown),
+            ),
+            (
+                "NetworkError",
+                ErrorMeaning::Network(NetworkErrorKind::Unknown),
+            ),
+            (
+                "ProtocolError",
+                ErrorMeaning::Network(NetworkErrorKind::Unknown),
+            ),
+        ],
+        chain: &[],
+    },
+    LibraryErrors {
+        library: "requests",
+        modules: &["requests.exceptions"],
+        classes: &[
+            ("HTTPError", ErrorMeaning::Status),
+            (
+                "InvalidSchema",
+                ErrorMeaning::Network(NetworkErrorKind::RefusedLocally),
+            ),
+            (
+                "MissingSchema",
+                ErrorMeaning::Network(NetworkErrorKind::RefusedLocally),
+            ),
+            (
+                "InvalidURL",
+                ErrorMeaning::Network(NetworkErrorKind::RefusedLocally),
+            ),
+            (
+                "ConnectTimeout",
+                ErrorMeaning::Network(NetworkErrorKind::ConnectTimeout),
+            ),
+            (
+                "ReadTimeout",
+                ErrorMeaning::Network(NetworkErrorKind::ReadTimeout),
+            ),
+            // The answer began and broke off mid-body: the request was sent.
+            (
+                "ChunkedEncodingError",
+                ErrorMeaning::Network(NetworkErrorKind::BodyCut),
+            ),
+            ("ConnectionError", ErrorMeaning::Chain),
+        ],
+        // urllib3's errors inside a `ConnectionError`.
+        chain: &[
+            ("NewConnectionError", NetworkErrorKind::ConnectRefused),
+            // Reading a streamed body timed out.
+            ("ReadTimeoutError", NetworkErrorKind::ReadTimeout),
+        ],
+    },
+    LibraryErrors {
+        library: "aiohttp",
+        modules: &["aiohttp"],
+        classes: &[
+            (
+                "InvalidURL",
+                ErrorMeaning::Network(NetworkErrorKind::RefusedLocally),
+            ),
+            (
+                "NonHttpUrlClientError",
+                ErrorMeaning::Network(NetworkErrorKind::RefusedLocally),
+            ),
+            (
+                "ClientConnectorDNSError",
+                ErrorMeaning::Network(NetworkErrorKind::DnsFailure),
+            ),
+            // Before the read timeout: its timeouts share a base, and a
+            // connect timeout sent nothing.
+            (
+                "ConnectionTimeoutError",
+                ErrorMeaning::Network(NetworkErrorKind::ConnectTimeout),
+            ),
+            (
+                "ServerTimeoutError",
+                ErrorMeaning::Network(NetworkErrorKind::ReadTimeout),
+            ),
+            ("ClientConnectorError", ErrorMeaning::Connect),
+            // The status and headers arrived, then the body broke off.
+            (
+                "ClientPayloadError",
+                ErrorMeaning::Network(NetworkErrorKind::BodyCut),
+            ),
+            (
+                "ServerDisconnectedError",
+                ErrorMeaning::Network(NetworkErrorKind::ResetAfterSend),
+            ),
+            ("ClientResponseError", ErrorMeaning::Status),
+        ],
+        chain: &[],
+    },
+];
+
+/// The causes Node's `fetch` (undici) gives a request it will never send as
+/// asked: a port the fetch standard blocks, a scheme it does not speak, a
+/// redirect under `redirect: 'error'`: `refused_locally`. (Browsers say
+/// only "Failed to fetch".)
+pub const FETCH_REFUSALS: [&str; 3] = ["bad port", "unknown scheme", "unexpected redirect"];
+
+/// Whether an HTTP status an exception carries stands for the server's
+/// failure: 4xx and 5xx. A 2xx or 3xx on an error (a parse error on a 200, a
+/// redirect a client raises on) is no failure of the server's: the error is
+/// the caller's own, classified as any other exception.
+#[must_use]
+pub const fn is_failure_status(status: u16) -> bool {
+    status >= 400
+}
+
+/// What an HTTP integration does when its caller says nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HttpDefaults {
+    /// Send an automatic `Idempotency-Key` on a request that is not
+    /// idempotent and has none (sent, never trusted on its own).
+    pub auto_keys: bool,
+    /// Whether the server is taken to deduplicate on the key: no, since most
+    /// servers ignore the header.
+    pub server_deduplicates: bool,
+}
+
+/// The defaults every HTTP integration starts from, in both runtimes.
+pub const HTTP_DEFAULTS: HttpDefaults = HttpDefaults {
+    auto_keys: true,
+    server_deduplicates: false,
+};
+
 /// The header a layer above stoic marks its retries with: the OpenAI and
 /// Anthropic SDKs (and every SDK their generator makes) send the number of
 /// retries they have made, 0 on a first attempt.
@@ -231,6 +459,25 @@ mod tests {
     fn idempotent_methods_need_no_key() {
         let plan = http_plan(&request("GET"));
         assert!(plan.safe_to_repeat && !plan.auto_key && !plan.trust_key);
+    }
+
+    #[test]
+    fn meanings_never_read_as_a_network_kind() {
+        for word in ["status", "connect", "chain"] {
+            assert!(
+                NetworkErrorKind::ALL.iter().all(|k| k.code() != word),
+                "{word}"
+            );
+        }
+        for lib in PYTHON_LIBRARIES {
+            for (i, (name, _)) in lib.classes.iter().enumerate() {
+                assert!(
+                    lib.classes.iter().skip(i + 1).all(|(n, _)| n != name),
+                    "{} {name}",
+                    lib.library
+                );
+            }
+        }
     }
 
     #[test]

@@ -86,3 +86,47 @@ fn the_statuses_whose_headers_a_policy_reads_match_the_vectors() {
         }
     }
 }
+
+#[test]
+fn the_library_tables_fetch_refusals_and_defaults_match_the_vectors() {
+    use stoic_core::host::{is_failure_status, FETCH_REFUSALS, HTTP_DEFAULTS, PYTHON_LIBRARIES};
+    let doc = vectors::load("host.json", "host");
+    let libraries = doc["python_libraries"]
+        .as_array()
+        .expect("python_libraries");
+    assert_eq!(
+        libraries.len(),
+        PYTHON_LIBRARIES.len(),
+        "every library is pinned"
+    );
+    for (case, lib) in libraries.iter().zip(PYTHON_LIBRARIES) {
+        assert_eq!(case["library"], lib.library);
+        assert_eq!(
+            case["modules"],
+            serde_json::json!(lib.modules),
+            "{}",
+            lib.library
+        );
+        let classes: Vec<(&str, &str)> = lib.classes.iter().map(|(n, m)| (*n, m.code())).collect();
+        assert_eq!(
+            case["classes"],
+            serde_json::json!(classes),
+            "{}",
+            lib.library
+        );
+        let chain: Vec<(&str, &str)> = lib.chain.iter().map(|(n, k)| (*n, k.code())).collect();
+        assert_eq!(case["chain"], serde_json::json!(chain), "{}", lib.library);
+    }
+    assert_eq!(doc["fetch_refusals"], serde_json::json!(FETCH_REFUSALS));
+    for status in statuses(&doc["failure_status"]["yes"]) {
+        assert!(is_failure_status(status), "{status}");
+    }
+    for status in statuses(&doc["failure_status"]["no"]) {
+        assert!(!is_failure_status(status), "{status}");
+    }
+    assert_eq!(doc["http_defaults"]["keys"], HTTP_DEFAULTS.auto_keys);
+    assert_eq!(
+        doc["http_defaults"]["server_deduplicates"],
+        HTTP_DEFAULTS.server_deduplicates
+    );
+}

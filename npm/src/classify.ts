@@ -4,7 +4,7 @@
  * are the core's host policy, read once from the module; this file only
  * knows where JavaScript keeps those facts on an error object.
  */
-import { hostPolicy } from './wasm/stoic_wasm.js';
+import { hostPolicy, isFailureStatus } from './wasm/stoic_wasm.js';
 import { requireLoaded } from './loaded.js';
 import type { NetworkErrorKind, Outcome, OutcomeClass } from './types.js';
 
@@ -14,6 +14,8 @@ interface HostPolicy {
   keyHeader: string;
   keyForm: 'bare' | 'quoted';
   defaultOperation: string;
+  fetchRefusals: string[];
+  httpDefaults: { keys: boolean; serverDeduplicates: boolean };
 }
 
 let host: HostPolicy | undefined;
@@ -26,13 +28,6 @@ export function hostTables(): HostPolicy {
   }
   return host;
 }
-
-/**
- * The causes Node's `fetch` (undici) gives a request it will never send as
- * asked: a port the fetch standard blocks, a scheme it does not speak, a
- * redirect under `redirect: 'error'`. (Browsers say only "Failed to fetch".)
- */
-const REFUSED_BY_FETCH: ReadonlySet<string> = new Set(['bad port', 'unknown scheme', 'unexpected redirect']);
 
 /** What browsers' and Node's `fetch` reject with on a network failure. */
 const FETCH_FAILED =
@@ -105,7 +100,7 @@ function statusOutcome(error: unknown): Outcome | undefined {
   const status = fromResponse ?? httpStatus(coded.status) ?? httpStatus(coded.statusCode);
   // A 2xx or 3xx on an error (a 304 a client throws, a parse error on a
   // 200) is no failure of the server's: the error is the caller's own.
-  if (status === undefined || status < 400) return undefined;
+  if (status === undefined || !isFailureStatus(status)) return undefined;
   // The headers of the answer whose status this is: the response's, or
   // (a status on the error itself) the error's own, else the response's.
   const headers = fromResponse !== undefined ? response?.headers : (coded.headers ?? response?.headers);
@@ -147,7 +142,9 @@ export function outcomeOfError(error: unknown): Outcome {
     // A request fetch refuses before sending it, or a redirect meeting
     // `redirect: 'error'`: the same request fails the same way every time.
     const cause = (error as Coded).cause as Coded | undefined;
-    if (typeof cause?.message === 'string' && REFUSED_BY_FETCH.has(cause.message)) {
+    // The causes Node's fetch gives a request it will never send as asked
+    // (the core's table); browsers say only "Failed to fetch".
+    if (typeof cause?.message === 'string' && hostTables().fetchRefusals.includes(cause.message)) {
       return { kind: 'network', network: 'refused_locally', detail: `fetch refused the request (${cause.message})` };
     }
     return { kind: 'network', network: 'unknown', detail };

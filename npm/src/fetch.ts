@@ -223,14 +223,16 @@ async function excerpt(response: Response, maxChars: number): Promise<string | u
 
 export function createFetch(options: FetchOptions = {}): StoicFetch {
   checkedOptions(options, FACTORY_OPTIONS, 'createFetch(options)');
-  const keys = options.keys ?? true;
-  const serverDeduplicates = options.serverDeduplicates ?? false;
   return async function stoicFetch(input, init = {}) {
     if (typeof init === 'object' && init !== null) {
       misplacedOptions(init, REQUEST_OPTIONS, REQUEST_INIT, ELSEWHERE, 'fetch(input, init)');
       checkOptions(init, REQUEST_CHECKS);
     }
+    // The core's tables, read at the first request: the module may load
+    // after createFetch() is called.
     const host = hostTables();
+    const keys = options.keys ?? host.httpDefaults.keys;
+    const serverDeduplicates = options.serverDeduplicates ?? host.httpDefaults.serverDeduplicates;
     const keyHeader = options.keyHeader ?? host.keyHeader;
     const keyForm = options.keyForm ?? host.keyForm;
     const policy = options.policy ?? defaultPolicy();

@@ -4,7 +4,7 @@
 // the same file).
 import assert from 'node:assert/strict';
 import { outcomeOfError, Policy } from '../dist/node.js';
-import { hostPolicy, validatesStatus, wantsExcerpt } from '../dist/core.js';
+import { hostPolicy, isFailureStatus, validatesStatus, wantsExcerpt } from '../dist/core.js';
 import { planOf } from '../dist/http-plan.js';
 
 export function runHost(name, doc) {
@@ -49,6 +49,29 @@ export function runHost(name, doc) {
     );
     count += 1;
   }
+  assert.deepEqual(host.fetchRefusals, doc.fetch_refusals, `${name}: fetch refusals`);
+  for (const cause of doc.fetch_refusals) {
+    // As undici reports a request it refuses: fetch failed, with the cause's message.
+    const outcome = outcomeOfError(new TypeError('fetch failed', { cause: new Error(cause) }));
+    assert.deepEqual([outcome.kind, outcome.network], ['network', 'refused_locally'], `${name}: ${cause}`);
+    count += 1;
+  }
+  for (const status of doc.failure_status.yes) {
+    assert.equal(isFailureStatus(status), true, `${name}: failure status ${status}`);
+    const outcome = outcomeOfError(Object.assign(new Error('x'), { status, headers: {} }));
+    assert.deepEqual([outcome.kind, outcome.status], ['status', status], `${name}: an error carrying ${status}`);
+  }
+  for (const status of doc.failure_status.no) {
+    assert.equal(isFailureStatus(status), false, `${name}: failure status ${status}`);
+    const outcome = outcomeOfError(Object.assign(new Error('x'), { status, headers: {} }));
+    assert.deepEqual([outcome.kind, outcome.class], ['error', doc.unknown_error_class], `${name}: an error carrying ${status} is the caller's own`);
+  }
+  count += 1;
+  assert.deepEqual(
+    { keys: host.httpDefaults.keys, server_deduplicates: host.httpDefaults.serverDeduplicates },
+    doc.http_defaults,
+    `${name}: http defaults`,
+  );
   for (const { name: label, config, yes, no } of doc.reads_hints) {
     const policy = new Policy(config);
     for (const status of yes) assert.equal(policy.readsHints(status), true, `${name}: ${label}: ${status}`);

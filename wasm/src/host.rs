@@ -2,10 +2,10 @@
 //! error-code table and defaults it reads once at start, and the rule each
 //! HTTP request follows. The runtime keeps no copy of either.
 
-use js_sys::Object;
+use js_sys::{Array, Object};
 use stoic_core::host::{
-    http_plan, validates, wants_excerpt, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, KEY_FORM,
-    KEY_HEADER, UNKNOWN_ERROR_CLASS,
+    http_plan, is_failure_status, validates, wants_excerpt, HttpRequest, DEFAULT_OPERATION,
+    ERROR_CODES, FETCH_REFUSALS, HTTP_DEFAULTS, KEY_FORM, KEY_HEADER, UNKNOWN_ERROR_CLASS,
 };
 use stoic_core::schema::Value;
 use wasm_bindgen::prelude::wasm_bindgen;
@@ -13,7 +13,8 @@ use wasm_bindgen::JsValue;
 
 use crate::value::set;
 
-/// `{ errorCodes, unknownErrorClass, keyHeader, keyForm, defaultOperation }`.
+/// `{ errorCodes, unknownErrorClass, keyHeader, keyForm, defaultOperation,
+/// fetchRefusals, httpDefaults: { keys, serverDeduplicates } }`.
 #[wasm_bindgen(js_name = hostPolicy)]
 pub fn host_policy() -> JsValue {
     let codes = Object::new();
@@ -31,6 +32,20 @@ pub fn host_policy() -> JsValue {
     set(&policy, "keyHeader", &text(KEY_HEADER));
     set(&policy, "keyForm", &text(KEY_FORM));
     set(&policy, "defaultOperation", &text(DEFAULT_OPERATION));
+    let refusals: Array = FETCH_REFUSALS.iter().map(|r| text(r)).collect();
+    set(&policy, "fetchRefusals", &refusals);
+    let defaults = Object::new();
+    set(
+        &defaults,
+        "keys",
+        &JsValue::from_bool(HTTP_DEFAULTS.auto_keys),
+    );
+    set(
+        &defaults,
+        "serverDeduplicates",
+        &JsValue::from_bool(HTTP_DEFAULTS.server_deduplicates),
+    );
+    set(&policy, "httpDefaults", &defaults);
     policy.into()
 }
 
@@ -45,6 +60,13 @@ pub fn is_event_stream_of(content_type: &str) -> bool {
 #[wasm_bindgen(js_name = wantsExcerpt)]
 pub fn wants_excerpt_of(status: u16) -> bool {
     wants_excerpt(status)
+}
+
+/// Whether a status an error carries stands for the server's failure (4xx,
+/// 5xx); a 2xx or 3xx on an error is the caller's own error.
+#[wasm_bindgen(js_name = isFailureStatus)]
+pub fn is_failure_status_of(status: u16) -> bool {
+    is_failure_status(status)
 }
 
 /// Whether a response with `status` goes to the caller's validator.

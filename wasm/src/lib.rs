@@ -72,7 +72,10 @@ pub use helpers::{
     classes, is_idempotent_method, key_header_value, network_kinds, parse_http_date_value,
     parse_key_header_value, parse_retry_after_value, random_key_from, server_hint_of, wasm_memory,
 };
-pub use host::{host_policy, http_plan_of, is_event_stream_of, validates_status, wants_excerpt_of};
+pub use host::{
+    host_policy, http_plan_of, is_event_stream_of, is_failure_status_of, validates_status,
+    wants_excerpt_of,
+};
 #[cfg(feature = "fleet")]
 pub use policy::fleet::fleet_redis_script;
 pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
