@@ -1,4 +1,5 @@
-// src/types.ts against the core, as the built package shows it at runtime.
+// src/types.ts (and the standalone parts' types in src/components.ts)
+// against the core, as the built package shows it at runtime.
 //
 // The declarations are read with the TypeScript compiler API; the core's side
 // comes from the package itself: the resolved config it writes, the keys and
@@ -10,10 +11,14 @@ import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import {
+  Backoff,
   CircuitBreaker,
   ConfigError,
   InputError,
+  Metrics,
   Policy,
+  RetryBudget,
+  ServerIdempotency,
   logRecord,
   metricCatalogue,
   serverHint,
@@ -23,10 +28,11 @@ import { classes, networkKinds } from '../dist/wasm/stoic_wasm.js';
 
 const ts = createRequire(import.meta.url)('typescript');
 const TYPES = fileURLToPath(new URL('../src/types.ts', import.meta.url));
+const COMPONENTS = fileURLToPath(new URL('../src/components.ts', import.meta.url));
 
 // ------------------------------------------------------------ the declarations
 
-const program = ts.createProgram([TYPES], {
+const program = ts.createProgram([TYPES, COMPONENTS], {
   strict: true,
   noEmit: true,
   target: ts.ScriptTarget.ES2022,
@@ -34,14 +40,14 @@ const program = ts.createProgram([TYPES], {
   types: [],
 });
 const checker = program.getTypeChecker();
-const exported = new Map(
-  checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(TYPES))).map((s) => [s.name, s]),
-);
+const exportsOf = (file) =>
+  checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file))).map((s) => [s.name, s]);
+const exported = new Map([...exportsOf(COMPONENTS), ...exportsOf(TYPES)]);
 
-/** The type `name` declares in types.ts. */
+/** The type `name` declares in src/types.ts (or src/components.ts). */
 function declared(name) {
   const symbol = exported.get(name);
-  assert.ok(symbol, `src/types.ts no longer exports ${name}`);
+  assert.ok(symbol, `src/types.ts and src/components.ts no longer export ${name}`);
   return checker.getDeclaredTypeOfSymbol(symbol);
 }
 
@@ -180,9 +186,12 @@ function assertSameCodes(name, declaredCodes, coreCodes, source) {
 
 // ------------------------------------------------------------ the core's lists
 
-/** The codes or keys a core message lists: `expected one of "a", "b"` or `` (expected one of `a`, `b`) ``. */
+/**
+ * The codes or keys a core message lists: `expected one of "a", "b"`,
+ * `` (expected one of `a`, `b`) `` or `must be one of "a", "b"`.
+ */
 function listed(message) {
-  const match = /expected one of ((?:[`"][^`"]*[`"](?:, )?)+)/.exec(message);
+  const match = /(?:expected|must be) one of ((?:[`"][^`"]*[`"](?:, )?)+)/.exec(message);
   assert.ok(match, `no list of codes in the core's message: ${message}`);
   return [...match[1].matchAll(/[`"]([^`"]*)[`"]/g)].map((m) => m[1]);
 }
@@ -195,7 +204,7 @@ function listedAt(body, field) {
   } catch (e) {
     error = e;
   }
-  assert.ok(error instanceof ConfigError || error instanceof InputError, `expected the core to refuse ${field}, got ${error}`);
+  assert.ok(error instanceof Error, `expected the core to refuse ${field}, got ${error}`);
   const problems = error.problems ?? [{ field: error.field, message: error.message }];
   const problem = problems.find((p) => p.field === field) ?? (problems.length === 1 ? problems[0] : undefined);
   assert.ok(problem, `the core named no problem at ${field}: ${error.message}`);
@@ -571,4 +580,77 @@ test('server hints have the fields ServerHint declares', () => {
     const { delayWithBackoffMs: _, ...rest } = hint;
     assertShape('ServerHint', rest, `serverHint ${i} (${hint.kind})`);
   }
+});
+
+// ------------------------------------------------------------ the standalone parts
+
+/** The keys an object type declares. */
+function keysOf(name) {
+  return checker.getPropertiesOfType(declared(name)).map((p) => p.name);
+}
+
+test("the standalone parts' option types declare exactly the keys their constructors read", () => {
+  const parts = [
+    ['BackoffOptions', (o) => new Backoff(o)],
+    ['BreakerConfig', (o) => new CircuitBreaker(o)],
+    ['RetryBudgetConfig', (o) => new RetryBudget(o)],
+    ['AlertConfig', (o) => new Metrics(o)],
+    ['ServerIdempotencyConfig', (o) => new ServerIdempotency(o)],
+  ];
+  for (const [name, make] of parts) {
+    const reads = listedAt(() => make({ zz_drift: 1 }), 'zz_drift');
+    assertSameCodes(`${name} (keys)`, keysOf(name), reads, 'the constructor\'s unknown_field list');
+  }
+});
+
+test('RetryCost is the list of costs the core accepts', () => {
+  const budget = new RetryBudget({});
+  budget.onFirstAttempt(0);
+  const costs = listedAt(() => budget.tryRetry(0, 'zz_drift'), 'cost');
+  assertSameCodes('RetryCost (src/components.ts)', codesOf('RetryCost'), costs, 'tryRetry\'s refusal');
+  budget.free();
+});
+
+test("the standalone parts' results have the declared fields", () => {
+  const breaker = new CircuitBreaker({ trip: { kind: 'consecutive_failures', threshold: 1 } });
+  const admitted = breaker.tryAcquire(0);
+  assertShape('Admit', admitted, 'tryAcquire (admitted)');
+  breaker.onFailure(0, admitted.permit, 1);
+  assertShape('Admit', breaker.tryAcquire(1), 'tryAcquire (open)');
+  breaker.free();
+
+  const budget = new RetryBudget({ ratio: null, runCap: { maxRetries: 1 }, tokenBucket: {} });
+  budget.onFirstAttempt(0);
+  const granted = budget.tryRetry(0, 'timeout');
+  assertShape('BudgetAnswer', granted, 'tryRetry (allowed)');
+  const refused = budget.tryRetry(0);
+  assertShape('BudgetAnswer', refused, 'tryRetry (refused)');
+  assertShape('BudgetStatus', budget.status(0), 'RetryBudget.status');
+  budget.free();
+
+  const metrics = new Metrics({ minRequests: 1 });
+  metrics.onAttempt(0, false);
+  metrics.onCallFinished(0, { retries: 0, outcome: 'exhausted', durationMs: 5 });
+  metrics.evaluate(0);
+  const alert = metrics.pollEvent();
+  assert.ok(alert !== undefined, 'no alert from an exhausted call');
+  assertShape('AlertEvent', alert, 'Metrics.pollEvent');
+  assertShape('MetricsSnapshot', metrics.snapshot(), 'Metrics.snapshot');
+  metrics.free();
+
+  const server = new ServerIdempotency({});
+  const proceed = server.decide(0, 'k-1', 'fp', null);
+  assertShape('ServerDecision', proceed, 'decide (proceed)');
+  assertShape('ServerDecision', server.decide(0, null, 'fp', null), 'decide (refuse)');
+  server.free();
+});
+
+test("a standalone budget's events have the fields BudgetEvent declares", () => {
+  const budget = new RetryBudget({ ratio: null, runCap: { maxRetries: 0 } });
+  budget.onFirstAttempt(0);
+  budget.tryRetry(0);
+  const event = budget.pollEvent();
+  assert.ok(event !== undefined, 'no budget event from a refused retry');
+  assertShape('BudgetEvent', event, 'RetryBudget.pollEvent');
+  budget.free();
 });
