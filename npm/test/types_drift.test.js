@@ -13,12 +13,12 @@ import { fileURLToPath } from 'node:url';
 import {
   Backoff,
   CircuitBreaker,
-  ConfigError,
   InputError,
   Metrics,
   Policy,
   RetryBudget,
   ServerIdempotency,
+  createFetch,
   logRecord,
   metricCatalogue,
   serverHint,
@@ -528,6 +528,18 @@ test('events have the fields their StoicEvent variant declares', () => {
   const outcomes = new Set(events.filter((e) => e.kind === 'log').map((e) => e.record.outcome));
   const unseen = codesOf('LogOutcome').filter((o) => !outcomes.has(o));
   assert.deepEqual(unseen, [], `declared LogOutcome codes no log record of the run carried (the run makes each): ${unseen}`);
+  policy.free();
+});
+
+test('a nested_retries event has the fields its StoicEvent variant declares', async () => {
+  const events = [];
+  const policy = new Policy({ seed: 1, onEvent: (e) => events.push(e) });
+  const fetch = createFetch({ fetch: async () => new Response('ok'), policy });
+  await fetch('http://example.test/x', { headers: { 'x-stainless-retry-count': '2' } });
+  policy.flush();
+  const nested = events.filter((e) => e.kind === 'nested_retries');
+  assert.ok(nested.length > 0, `no nested_retries event (got ${events.map((e) => e.kind)})`);
+  nested.forEach((e, i) => assertShape('StoicEvent', e, `event ${i} (${e.kind})`));
   policy.free();
 });
 
