@@ -586,12 +586,16 @@ test('server hints have the fields ServerHint declares', () => {
     serverHint({ 'retry-after': '3' }, { wallNowMs: 0 }),
     serverHint({ 'x-should-retry': 'false' }, { wallNowMs: 0 }),
     serverHint({ 'retry-after-ms': '1500' }, { wallNowMs: 0, backoffMs: 100 }),
+    serverHint({ 'x-amz-retry-after': '1500' }, { wallNowMs: 0 }),
   ];
   for (const [i, hint] of hints.entries()) {
     assert.ok(hint !== null, `hint ${i} not read`);
     const { delayWithBackoffMs: _, ...rest } = hint;
     assertShape('ServerHint', rest, `serverHint ${i} (${hint.kind})`);
   }
+  const kinds = solid(declared('ServerHint')).flatMap((m) => kindsOf(m) ?? []);
+  const seen = hints.map((h) => h.kind);
+  assert.deepEqual(kinds.filter((k) => !seen.includes(k)), [], 'a declared ServerHint kind the run did not produce');
 });
 
 // ------------------------------------------------------------ the standalone parts
