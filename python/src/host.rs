@@ -5,13 +5,14 @@
 use crate::ints::http_status;
 use crate::text::{LossyText, StrictText};
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyDict, PyList};
 use stoic_core::host::{
-    self, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, KEY_FORM, KEY_HEADER, UNKNOWN_ERROR_CLASS,
+    self, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, HTTP_DEFAULTS, KEY_FORM,
+    KEY_HEADER, PYTHON_LIBRARIES, UNKNOWN_ERROR_CLASS,
 };
 
 /// `{"error_codes": {...}, "unknown_error_class", "key_header", "key_form",
-/// "default_operation"}`.
+/// "default_operation", "libraries": [...], "http_defaults": {"keys", "server_deduplicates"}}`.
 #[pyfunction]
 pub(crate) fn host_policy(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     let codes = PyDict::new(py);
@@ -24,7 +25,29 @@ pub(crate) fn host_policy(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
     policy.set_item("key_header", KEY_HEADER)?;
     policy.set_item("key_form", KEY_FORM)?;
     policy.set_item("default_operation", DEFAULT_OPERATION)?;
+    policy.set_item("libraries", libraries(py)?)?;
+    let defaults = PyDict::new(py);
+    defaults.set_item("keys", HTTP_DEFAULTS.auto_keys)?;
+    defaults.set_item("server_deduplicates", HTTP_DEFAULTS.server_deduplicates)?;
+    policy.set_item("http_defaults", defaults)?;
     Ok(policy)
+}
+
+/// The client libraries' exception tables: `[{"library", "modules",
+/// "classes": [(name, meaning)], "chain": [(name, kind)]}]`.
+fn libraries(py: Python<'_>) -> PyResult<Bound<'_, PyList>> {
+    let list = PyList::empty(py);
+    for lib in PYTHON_LIBRARIES {
+        let entry = PyDict::new(py);
+        entry.set_item("library", lib.library)?;
+        entry.set_item("modules", lib.modules.to_vec())?;
+        let classes: Vec<(&str, &str)> = lib.classes.iter().map(|(n, m)| (*n, m.code())).collect();
+        entry.set_item("classes", classes)?;
+        let chain: Vec<(&str, &str)> = lib.chain.iter().map(|(n, k)| (*n, k.code())).collect();
+        entry.set_item("chain", chain)?;
+        list.append(entry)?;
+    }
+    Ok(list)
 }
 
 /// Whether a response with `status` gets a body excerpt in its observation.
@@ -38,6 +61,13 @@ pub(crate) fn wants_excerpt(status: &Bound<'_, PyAny>) -> PyResult<bool> {
 #[pyfunction]
 pub(crate) fn is_event_stream(content_type: LossyText) -> bool {
     host::is_event_stream(&content_type.0)
+}
+
+/// Whether a status an exception carries stands for the server's failure
+/// (4xx, 5xx); a 2xx or 3xx on an error is the caller's own error.
+#[pyfunction]
+pub(crate) fn is_failure_status(status: &Bound<'_, PyAny>) -> PyResult<bool> {
+    Ok(host::is_failure_status(http_status(status)?))
 }
 
 /// Whether a response with `status` goes to the caller's validator.

@@ -75,6 +75,7 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(host::wants_excerpt, m)?)?;
     m.add_function(wrap_pyfunction!(host::is_event_stream, m)?)?;
     m.add_function(wrap_pyfunction!(host::validates_status, m)?)?;
+    m.add_function(wrap_pyfunction!(host::is_failure_status, m)?)?;
     m.add_function(wrap_pyfunction!(host::http_plan, m)?)?;
     m.add("CORE_VERSION", env!("CARGO_PKG_VERSION"))?;
     m.add("FLEET_REDIS_SCRIPT", stoic_core::fleet::REDIS_SCRIPT)?;

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, Union
 
 from ._errors import InputError
-from ._stoic import host_policy
+from ._stoic import host_policy, is_failure_status
 
 __all__ = [
     "BodyCut",
@@ -82,7 +82,11 @@ def _chain(exc: BaseException) -> Iterator[BaseException]:
             continue
         seen.add(id(item))
         yield item
-        nested: list[Any] = [item.__cause__, getattr(item, "reason", None)]
+        nested: list[Any] = [
+            item.__cause__,
+            getattr(item, "reason", None),
+            getattr(item, "os_error", None),  # aiohttp's connection errors
+        ]
         nested.extend(item.args)
         todo.extend(n for n in nested if isinstance(n, BaseException))
 
@@ -103,77 +107,92 @@ def _builtin(exc: BaseException) -> Outcome | None:
     return None
 
 
-#: The httpx family: httpx and httpx2 (the OpenAI and Anthropic SDKs'), and
-#: the httpcore and httpcore2 errors a transport built on them may raise.
-#: The same names mean the same failures in each.
-_HTTPX_FAMILY = ("httpx", "httpx2", "httpcore", "httpcore2")
+#: The client libraries' exception tables (the core's, read once): each
+#: library's modules, its class names in the order they are tested (a
+#: subclass before its base) with what each stands for, and the names of
+#: the transport errors a ``chain`` entry looks for inside.
+_LIBRARIES: tuple[tuple[tuple[str, ...], tuple[tuple[str, str], ...], dict[str, str]], ...] = tuple(
+    (tuple(lib["modules"]), tuple(lib["classes"]), dict(lib["chain"])) for lib in _HOST["libraries"]
+)
+
+#: module name -> (the module object, its table resolved to classes). A
+#: module is resolved the first time an exception is classified after it
+#: was imported, and again if it is replaced.
+_RESOLVED: dict[str, tuple[Any, tuple[tuple[type, str], ...]]] = {}
 
 
-def _httpx(exc: BaseException) -> Outcome | None:
-    for name in _HTTPX_FAMILY:
-        module = sys.modules.get(name)
-        found = _httpx_like(exc, module) if module is not None else None
-        if found is not None:
-            return found
+def _classes(name: str, names: tuple[tuple[str, str], ...]) -> tuple[tuple[type, str], ...]:
+    """The table of module ``name`` as classes, or nothing if it is not loaded.
+    A name the module does not define (another version) is passed over."""
+    module = sys.modules.get(name)
+    if module is None:
+        return ()
+    cached = _RESOLVED.get(name)
+    if cached is not None and cached[0] is module:
+        return cached[1]
+    resolved = []
+    for class_name, meaning in names:
+        cls = getattr(module, class_name, None)
+        if isinstance(cls, type) and issubclass(cls, BaseException):
+            resolved.append((cls, meaning))
+    table = tuple(resolved)
+    _RESOLVED[name] = (module, table)
+    return table
+
+
+def _libraries(exc: BaseException) -> Outcome | None:
+    """``exc`` read by the client libraries' tables: the first class it is
+    an instance of, in the first loaded module that has one, says what
+    happened."""
+    for modules, names, chain in _LIBRARIES:
+        for module in modules:
+            for cls, meaning in _classes(module, names):
+                if isinstance(exc, cls):
+                    found = _meaning(exc, meaning, chain)
+                    if found is not None:
+                        return found
+                    break
     return None
 
 
-def _httpx_like(exc: BaseException, lib: Any) -> Outcome | None:
-    """``exc`` read by one library of the httpx family (httpcore's errors
-    have no common base, no status error and no ``TransportError``)."""
-    invalid_url = getattr(lib, "InvalidURL", None)
-    if invalid_url is not None and isinstance(exc, invalid_url):
-        # A URL the client refuses before sending anything.
-        return ("network", "refused_locally", None)
-    base = getattr(lib, "HTTPError", None) or (
-        lib.TimeoutException,
-        lib.NetworkError,
-        lib.ProtocolError,
-    )
-    if not isinstance(exc, base):
-        return None
-    status_error = getattr(lib, "HTTPStatusError", None)
-    if status_error is not None and isinstance(exc, status_error):
-        response = exc.response
-        return ("status", response.status_code, response.headers.multi_items())
-    if isinstance(exc, (lib.ConnectTimeout, lib.PoolTimeout)):
-        return ("network", "connect_timeout", None)
-    if isinstance(exc, lib.ReadTimeout):
-        return ("network", "read_timeout", None)
-    if isinstance(exc, lib.ConnectError):
+def _meaning(exc: BaseException, meaning: str, chain: dict[str, str]) -> Outcome | None:
+    """What a table's ``meaning`` makes of ``exc``: a network kind's code, or
+    ``status``, ``connect``, ``chain`` (core/src/host.rs, ``ErrorMeaning``)."""
+    if meaning == "status":
+        response = getattr(exc, "response", None)
+        if response is not None:
+            return _status_outcome(response.status_code, response.headers)
+        return _status_outcome(getattr(exc, "status", None), getattr(exc, "headers", None))
+    if meaning == "connect":
+        # Nothing was sent: a DNS failure if one is inside, else a refusal.
         if any(isinstance(e, socket.gaierror) for e in _chain(exc)):
             return ("network", "dns_failure", None)
         return ("network", "connect_refused", None)
-    if isinstance(exc, lib.WriteError):
-        return ("network", "reset_before_send", None)
-    if isinstance(exc, (lib.ReadError, lib.RemoteProtocolError)):
-        return ("network", "reset_after_send", None)
-    if isinstance(exc, getattr(lib, "UnsupportedProtocol", ())):
-        # An unknown scheme: refused before anything was sent.
-        return ("network", "refused_locally", None)
-    if isinstance(exc, getattr(lib, "TransportError", base)):
+    if meaning == "chain":
+        for inner in _chain(exc):
+            kind = chain.get(type(inner).__name__)
+            if kind is not None:
+                return ("network", kind, None)
+            found = _builtin(inner) if isinstance(inner, OSError) else None
+            if found is not None:
+                return found
         return ("network", "unknown", None)
-    return None
+    return ("network", meaning, None)
 
 
 def _status_outcome(code: object, headers: Any) -> Outcome | None:
     """A status and its headers as an outcome, if ``code`` is an HTTP status."""
-    if not (isinstance(code, int) and 100 <= code <= 999):
+    if not (isinstance(code, int) and not isinstance(code, bool) and 100 <= code <= 999):
         return None
-    return ("status", code, list(headers.items()) if headers is not None else None)
+    return ("status", code, _header_items(headers))
 
 
-def _http_errors(exc: BaseException) -> Outcome | None:
-    """Exceptions that carry an HTTP response: ``urllib.error.HTTPError``
-    (``code``, ``headers``) and aiohttp's ``ClientResponseError``
-    (``status``, ``headers``), keeping their headers so ``Retry-After``
-    counts."""
+def _urllib(exc: BaseException) -> Outcome | None:
+    """``urllib.error.HTTPError`` (``code``, ``headers``), keeping its
+    headers so ``Retry-After`` counts."""
     urllib_error = sys.modules.get("urllib.error")
     if urllib_error is not None and isinstance(exc, urllib_error.HTTPError):
         return _status_outcome(exc.code, exc.headers)
-    aiohttp = sys.modules.get("aiohttp")
-    if aiohttp is not None and isinstance(exc, aiohttp.ClientResponseError):
-        return _status_outcome(exc.status, exc.headers)
     return None
 
 
@@ -203,7 +222,7 @@ def _carried_status(exc: BaseException) -> Outcome | None:
         code = getattr(exc, "status", None)
     if not isinstance(code, int) or isinstance(code, bool):
         return None
-    if not 100 <= code <= 599 or 200 <= code <= 299:
+    if not 100 <= code <= 599 or not is_failure_status(code):
         return None
     try:
         items = _header_items(getattr(getattr(exc, "response", None), "headers", None))
@@ -214,73 +233,6 @@ def _carried_status(exc: BaseException) -> Outcome | None:
     if items is None:
         return None
     return ("status", code, items)
-
-
-def _requests(exc: BaseException) -> Outcome | None:
-    requests = sys.modules.get("requests")
-    if requests is None or not isinstance(exc, requests.RequestException):
-        return None
-    response = getattr(exc, "response", None)
-    if isinstance(exc, requests.HTTPError) and response is not None:
-        return ("status", response.status_code, list(response.headers.items()))
-    if isinstance(
-        exc,
-        (
-            requests.exceptions.InvalidSchema,
-            requests.exceptions.MissingSchema,
-            requests.exceptions.InvalidURL,
-        ),
-    ):
-        # A URL the client refuses before sending anything.
-        return ("network", "refused_locally", None)
-    if isinstance(exc, requests.ConnectTimeout):
-        return ("network", "connect_timeout", None)
-    if isinstance(exc, requests.ReadTimeout):
-        return ("network", "read_timeout", None)
-    if isinstance(exc, requests.exceptions.ChunkedEncodingError):
-        # The answer began and was cut off mid-body: the request was sent.
-        return ("network", "body_cut", None)
-    if isinstance(exc, requests.ConnectionError):
-        for inner in _chain(exc):
-            name = type(inner).__name__
-            if name == "NewConnectionError":
-                return ("network", "connect_refused", None)
-            if name == "ReadTimeoutError":  # reading a streamed body timed out
-                return ("network", "read_timeout", None)
-            found = _builtin(inner) if isinstance(inner, OSError) else None
-            if found is not None:
-                return found
-        return ("network", "unknown", None)
-    return None
-
-
-def _aiohttp(exc: BaseException) -> Outcome | None:
-    """aiohttp's client errors, by where they happened. Looked at before the
-    built-in types: its timeouts are ``TimeoutError`` subclasses, and a
-    connect timeout (nothing sent) is not a read timeout."""
-    aiohttp = sys.modules.get("aiohttp")
-    if aiohttp is None or not isinstance(exc, aiohttp.ClientError):
-        return None
-    if isinstance(
-        exc, (aiohttp.InvalidURL, getattr(aiohttp, "NonHttpUrlClientError", aiohttp.InvalidURL))
-    ):
-        # A URL (or scheme) the client refuses before sending anything.
-        return ("network", "refused_locally", None)
-    if isinstance(exc, aiohttp.ClientConnectorDNSError):
-        return ("network", "dns_failure", None)
-    if isinstance(exc, aiohttp.ConnectionTimeoutError):
-        return ("network", "connect_timeout", None)
-    if isinstance(exc, aiohttp.ServerTimeoutError):
-        return ("network", "read_timeout", None)
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return _builtin(exc.os_error) or ("network", "connect_refused", None)
-    if isinstance(exc, aiohttp.ClientPayloadError):
-        # The status and headers arrived, then the body broke off.
-        return ("network", "body_cut", None)
-    if isinstance(exc, aiohttp.ServerDisconnectedError):
-        # The connection closed after the request went out.
-        return ("network", "reset_after_send", None)
-    return None
 
 
 #: The attribute a transport sets on an exception that cut a response's body.
@@ -364,8 +316,10 @@ def classify_exception(
     if isinstance(getattr(exc, _CUT, None), BodyCut):
         return ("network", "body_cut", None)
     if type(exc).__module__.startswith("aiohttp"):
-        found = _aiohttp(exc)
-        if found is not None:
+        # Before the built-in types: aiohttp's timeouts are TimeoutError
+        # subclasses, and a connect timeout (nothing sent) is not a read timeout.
+        found = _libraries(exc)
+        if found is not None and not _succeeds(found):
             return found
     # Built-in exceptions are classified by type and errno alone: cached, so
     # a retry does not pay for the isinstance ladder every time.
@@ -378,7 +332,7 @@ def classify_exception(
         if len(_BUILTIN_CACHE) < 512:
             _BUILTIN_CACHE[cache_key] = found
         return found
-    for mapper in (_httpx, _requests, _http_errors, _carried_status):
+    for mapper in (_libraries, _urllib, _carried_status):
         found = mapper(exc)
         # An exception carrying a 2xx or 3xx (aiohttp's ContentTypeError on a
         # 200, httpx's raise_for_status on a redirect) is not the server's
@@ -402,7 +356,7 @@ def _succeeds(outcome: Outcome) -> bool:
     ``success``, or a status below 400."""
     kind, value, _ = outcome
     if kind == "status":
-        return isinstance(value, int) and value < 400
+        return isinstance(value, int) and not is_failure_status(value)
     return bool(value == "success")
 
 
@@ -425,11 +379,8 @@ def _wrapped(inner: BaseException) -> Outcome | None:
     found = _builtin(inner)
     if found is not None:
         return found
-    for mapper in (_httpx, _requests, _aiohttp):
-        found = mapper(inner)
-        if found is not None and found[0] == "network":
-            return found
-    return None
+    found = _libraries(inner)
+    return found if found is not None and found[0] == "network" else None
 
 
 def classify_result(verdict: object, result: object) -> Outcome | None:

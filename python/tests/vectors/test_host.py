@@ -72,3 +72,64 @@ def test_http_plans(case: dict[str, object]) -> None:
         "trust_key": trust_key,
     }
     assert got == case["expect"]
+
+
+def test_the_binding_exposes_the_library_tables_and_defaults() -> None:
+    host = _stoic.host_policy()
+    got = [
+        {
+            "library": lib["library"],
+            "modules": list(lib["modules"]),
+            "classes": [list(pair) for pair in lib["classes"]],
+            "chain": [list(pair) for pair in lib["chain"]],
+        }
+        for lib in host["libraries"]
+    ]
+    assert got == DOC["python_libraries"]
+    assert host["http_defaults"] == DOC["http_defaults"]
+    assert all(_stoic.is_failure_status(s) for s in DOC["failure_status"]["yes"])
+    assert not any(_stoic.is_failure_status(s) for s in DOC["failure_status"]["no"])
+
+
+def _library_cases() -> list[tuple[str, str, str]]:
+    return [
+        (module, name, meaning)
+        for lib in DOC["python_libraries"]
+        for module in lib["modules"]
+        for name, meaning in lib["classes"]
+        if meaning != "status"
+    ]
+
+
+@pytest.mark.parametrize(("module", "name", "meaning"), _library_cases())
+def test_each_library_exception_means_what_its_table_says(
+    module: str, name: str, meaning: str
+) -> None:
+    lib = pytest.importorskip(module)
+    cls = getattr(lib, name, None)
+    if cls is None:
+        pytest.skip(f"{module} {getattr(lib, '__version__', '')} has no {name}")
+    # Bare instances: what an exception is matters, not what it was built with.
+    exc = cls.__new__(cls)
+    outcome = classify_exception(exc, (), None)
+    expected = {"connect": "connect_refused", "chain": "unknown"}.get(meaning, meaning)
+    assert outcome == ("network", expected, None)
+
+
+@pytest.mark.parametrize("status", DOC["failure_status"]["no"])
+def test_an_exception_carrying_a_success_or_redirect_is_the_callers_own(status: int) -> None:
+    class SdkError(Exception):
+        status_code = status
+        headers: dict[str, str] = {}  # noqa: RUF012
+
+    outcome = classify_exception(SdkError("x"), (), None)
+    assert outcome == ("raised", DOC["unknown_error_class"], None)
+
+
+@pytest.mark.parametrize("status", DOC["failure_status"]["yes"])
+def test_an_exception_carrying_a_failure_is_that_status(status: int) -> None:
+    class SdkError(Exception):
+        status_code = status
+        headers: dict[str, str] = {}  # noqa: RUF012
+
+    assert classify_exception(SdkError("x"), (), None) == ("status", status, [])
