@@ -42,6 +42,10 @@ test-rust: ## Rust unit, scenario, vector and property tests
 bench: js-build ## Rust, Python and JS benchmarks against the peers in one run; writes bench/RESULTS.md
 	@scripts/bench.sh
 
+.PHONY: bench-ab
+bench-ab: js-build python-venv ## stoic at BASE=<rev> against this checkout: release builds, alternating runs, the peers' ratios and the wasm sizes of both
+	@BASE=$(BASE) scripts/bench-ab.sh
+
 .PHONY: bench-rust
 bench-rust: ## Criterion benchmarks of the decision path alone, criterion's default times
 	$(CARGO) bench --locked -p stoic-bench --bench decision

@@ -34,10 +34,10 @@ test-python: python-develop redis-tools ## Python suite: every vector file, runt
 	cd python && $(PY_ENV) python -m pytest
 
 lint-python: python-develop ## ruff, mypy --strict (package and examples), stubtest on the native module
-	cd python && $(PY_ENV) ruff check . ../examples ../tests/e2e ../tests/fleet ../bench/python ../bench/report.py ../bench/report_markdown.py ../bench/report_component.py ../bench/report_fleet.py ../scripts/size.py
-	cd python && $(PY_ENV) ruff format --check . ../examples ../tests/e2e ../tests/fleet ../bench/python ../bench/report.py ../bench/report_markdown.py ../bench/report_component.py ../bench/report_fleet.py ../scripts/size.py
+	cd python && $(PY_ENV) ruff check . ../examples ../tests/e2e ../tests/fleet ../bench/python ../bench/report.py ../bench/ab.py ../bench/report_markdown.py ../bench/report_component.py ../bench/report_fleet.py ../scripts/size.py
+	cd python && $(PY_ENV) ruff format --check . ../examples ../tests/e2e ../tests/fleet ../bench/python ../bench/report.py ../bench/ab.py ../bench/report_markdown.py ../bench/report_component.py ../bench/report_fleet.py ../scripts/size.py
 	cd python && $(PY_ENV) mypy --strict py_src/stoic $(addprefix ../,$(wildcard examples/py_*.py)) ../examples/orders ../examples/agents ../tests/e2e ../tests/fleet
-	cd python && $(PY_ENV) mypy --strict ../bench/report.py ../bench/report_markdown.py ../bench/report_component.py ../bench/report_fleet.py ../scripts/size.py
+	cd python && $(PY_ENV) mypy --strict ../bench/report.py ../bench/ab.py ../bench/report_markdown.py ../bench/report_component.py ../bench/report_fleet.py ../scripts/size.py
 	cd python && $(PY_ENV) python -m mypy.stubtest stoic._stoic --allowlist stubtest-allowlist.txt
 
 bench-python: python-venv ## Overhead against tenacity, stamina and backoff alone (scratch venv; `make bench` runs all)
