@@ -16,10 +16,11 @@ use wasm_bindgen::JsValue;
 
 use crate::data::read_data;
 use crate::errors::{config_error, input_error, not_one_of};
+use crate::object::set;
 use crate::random;
 use crate::units::{instant, ms, opt_ms};
+use crate::value::js_emit;
 use crate::value::read_config;
-use crate::value::{js_emit, set};
 
 /// A seeded backoff schedule (`new Backoff({strategy, baseMs, capMs,
 /// multiplier, seed})`); stateful for decorrelated jitter.

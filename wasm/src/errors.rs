@@ -15,7 +15,7 @@ use stoic_core::{ConfigError, InputError};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::value::set;
+use crate::object::set;
 
 thread_local! {
     /// The prototypes of the runtime's `ConfigError` and `InputError`

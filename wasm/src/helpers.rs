@@ -8,10 +8,11 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::errors::usage_error;
+use crate::object::set;
 use crate::random;
 use crate::text::header_pairs;
 use crate::units::{ms, opt_ms};
-use crate::value::{js_emit, set};
+use crate::value::js_emit;
 
 /// The module's `WebAssembly.Memory`, where hosts write into a policy's
 /// text area (see `CorePolicy::textArea`).

@@ -11,7 +11,7 @@ use stoic_core::schema::Value;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::value::set;
+use crate::object::set;
 
 /// `{ errorCodes, unknownErrorClass, keyHeader, keyForm, defaultOperation,
 /// fetchRefusals, httpDefaults: { keys, serverDeduplicates } }`.

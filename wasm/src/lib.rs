@@ -52,6 +52,7 @@ mod data;
 mod errors;
 mod helpers;
 mod host;
+mod object;
 mod policy;
 mod random;
 #[cfg(feature = "tools")]

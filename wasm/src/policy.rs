@@ -16,12 +16,13 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::errors::{config_error, input_error, usage_error};
+use crate::object::set;
 use crate::random;
 use crate::run::CoreRunQuota;
 use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
 use crate::units::{instant, ms, opt_ms};
 use crate::value::{config_doc, read_config};
-use crate::value::{js_emit, set, MAX_SAFE_INTEGER};
+use crate::value::{js_emit, MAX_SAFE_INTEGER};
 
 #[cfg(feature = "fleet")]
 pub(crate) mod fleet;

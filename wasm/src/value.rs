@@ -224,9 +224,3 @@ pub(crate) fn log_record_extras(record: &LogRecord) -> String {
     members.push_str(&Value::Text(record.to_string()).to_json_text());
     members
 }
-
-/// Sets `object[key] = value` on a plain object (cannot fail there).
-pub(crate) fn set(object: &Object, key: &str, value: &JsValue) {
-    // Defining a data property on a plain, extensible object never throws.
-    let _defined = Reflect::set(object, &JsValue::from_str(key), value);
-}

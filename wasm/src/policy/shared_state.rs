@@ -6,8 +6,9 @@ use stoic_core::Instant;
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+use crate::object::set;
 use crate::units::{instant, opt_ms};
-use crate::value::{js_emit, log_record_extras, set};
+use crate::value::{js_emit, log_record_extras};
 
 use super::CorePolicy;
 
