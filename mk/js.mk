@@ -15,6 +15,10 @@ js-tools: tools ## JS suite prerequisites: wasm-bindgen CLI, npm ci, Chromium
 js-build: js-tools ## Build the wasm module, its glue and the npm package into npm/dist
 	@scripts/js-build.sh
 
+.PHONY: js-abi
+js-abi: ## Rewrite npm/src/abi.generated.ts from wasm/src/abi.rs (test-rust fails while the two differ)
+	STOIC_WRITE_FIXTURES=1 $(CARGO) test --locked -p stoic-wasm abi
+
 .PHONY: test-js
 test-js: js-build ## Node, vector, HTTP, packed-package, browser (Chromium) and workerd suites
 	cd $(JS_DIR) && node --test --test-concurrency=1 test/

@@ -1,8 +1,9 @@
 /** Response headers packed for one crossing into the module. */
 import type { HeadersLike } from './types.js';
+import { HEADER_SEPARATOR } from './abi.generated.js';
 
 /**
- * `name\nvalue\nname\nvalue...`; newlines inside names or values become
+ * `name\nvalue\nname\nvalue...` (the separator is wasm/src/abi.rs's); separators inside names or values become
  * spaces. Garbage is ignored, never thrown: an entry that is not a name
  * and a string or number value is skipped, and so are headers that are
  * neither iterable pairs nor a plain object.
@@ -13,7 +14,7 @@ export function packHeaders(headers: HeadersLike | undefined): string | undefine
   const add = (name: unknown, value: unknown) => {
     if (typeof name !== 'string') return;
     if (typeof value !== 'string' && typeof value !== 'number') return;
-    parts.push(name.replace(/\n/g, ' '), String(value).replace(/\n/g, ' '));
+    parts.push(name.replaceAll(HEADER_SEPARATOR, ' '), String(value).replaceAll(HEADER_SEPARATOR, ' '));
   };
   if (isIterable(headers)) {
     for (const entry of headers as Iterable<unknown>) {
@@ -22,7 +23,7 @@ export function packHeaders(headers: HeadersLike | undefined): string | undefine
   } else {
     for (const name of Object.keys(headers)) add(name, (headers as Record<string, unknown>)[name]);
   }
-  return parts.join('\n');
+  return parts.join(HEADER_SEPARATOR);
 }
 
 function isIterable(value: object): boolean {

@@ -4,12 +4,19 @@
  * add a random key and whether the engine may trust the key sent.
  *
  * The binding returns it packed into one string (a digit of flags, the
- * scope's length, a newline, the scope, the operation), because building
+ * scope's length, a mark, the scope, the operation: see wasm/src/abi.rs), because building
  * an object field by field across the boundary cost 5 to 8 us per request;
  * this only unpacks it.
  * @internal
  */
 import { httpPlan } from './wasm/stoic_wasm.js';
+import {
+  HTTP_PLAN_AUTO_KEY,
+  HTTP_PLAN_DIGIT_ZERO,
+  HTTP_PLAN_SAFE_TO_REPEAT,
+  HTTP_PLAN_SCOPE_MARK,
+  HTTP_PLAN_TRUST_KEY,
+} from './abi.generated.js';
 
 export interface HttpPlan {
   operation: string;
@@ -28,14 +35,14 @@ export function planOf(
   autoKeys: boolean,
 ): HttpPlan {
   const packed = httpPlan(method, host, path, key, serverDeduplicates, autoKeys);
-  const flags = packed.charCodeAt(0) - 48;
-  const newline = packed.indexOf('\n');
-  const scopeEnd = newline + 1 + Number(packed.slice(1, newline));
+  const flags = packed.charCodeAt(0) - HTTP_PLAN_DIGIT_ZERO;
+  const mark = packed.indexOf(HTTP_PLAN_SCOPE_MARK);
+  const scopeEnd = mark + 1 + Number(packed.slice(1, mark));
   return {
     operation: packed.slice(scopeEnd),
-    scope: packed.slice(newline + 1, scopeEnd),
-    safeToRepeat: (flags & 1) !== 0,
-    autoKey: (flags & 2) !== 0,
-    trustKey: (flags & 4) !== 0,
+    scope: packed.slice(mark + 1, scopeEnd),
+    safeToRepeat: (flags & HTTP_PLAN_SAFE_TO_REPEAT) !== 0,
+    autoKey: (flags & HTTP_PLAN_AUTO_KEY) !== 0,
+    trustKey: (flags & HTTP_PLAN_TRUST_KEY) !== 0,
   };
 }

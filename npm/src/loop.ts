@@ -16,7 +16,7 @@ import { type Attempt, AttemptContext } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { RetryError } from './errors.js';
 import { hookFailed } from './hooks.js';
-import { ATTEMPT, TIMEOUT_MS } from './plan.js';
+import { DONE, GIVE_UP, NOT_ADMITTED, PLAN_ATTEMPT, PLAN_TIMEOUT_MS } from './abi.generated.js';
 import { checked, type Policy, report } from './policy.js';
 import { noWait, switches } from './testing.js';
 import type { GiveUp, Outcome, Retry } from './types.js';
@@ -164,10 +164,10 @@ export async function runCall<V>(
     for (;;) {
       if (ask) checked(core.beforeAttempt(handle, t));
       const area = plan.view();
-      attempt = area[ATTEMPT] as number;
-      if (attempt === 0) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
+      attempt = area[PLAN_ATTEMPT] as number;
+      if (attempt === NOT_ADMITTED) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
       made = attempt;
-      const limit = area[TIMEOUT_MS] as number;
+      const limit = area[PLAN_TIMEOUT_MS] as number;
       const context = new AttemptContext(attempt, limit, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
@@ -207,14 +207,14 @@ export async function runCall<V>(
         if (outcome === undefined) {
           // Reports the success and closes the call if that ended it.
           kind = checked(core.succeed(handle, now()));
-          open = kind !== 0;
+          open = kind !== DONE;
         } else {
           kind = report(policy, handle, outcome, now());
         }
       }
-      if (kind === 0) return value as V;
-      const decision = kind === 2 || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
-      if (kind === 2) {
+      if (kind === DONE) return value as V;
+      const decision = kind === GIVE_UP || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
+      if (kind === GIVE_UP) {
         const stop = await giveUp(decision as GiveUp, attempt, error, response, options);
         // The last attempt's own response, read inside it: the caller's
         // client judges its status (axios, ky with throwHttpErrors).

@@ -5,13 +5,7 @@
  * @internal
  */
 import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
-
-/** The last admitted attempt's number, 0 if the last admission refused. */
-export const ATTEMPT = 0;
-/** The last admitted attempt's timeout in ms, -1 if unbounded. */
-export const TIMEOUT_MS = 1;
-/** The last decision's delay in ms if it was a retry, else -1. */
-export const DELAY_MS = 2;
+import { PLAN_DELAY_MS, PLAN_SLOTS } from './abi.generated.js';
 
 export class PlanArea {
   readonly #core: CorePolicy;
@@ -22,7 +16,7 @@ export class PlanArea {
   }
 
   /**
-   * The area, indexed by `ATTEMPT`, `TIMEOUT_MS` and `DELAY_MS`: the loop
+   * The area, indexed by `PLAN_ATTEMPT`, `PLAN_TIMEOUT_MS` and `PLAN_DELAY_MS`: the loop
    * takes it once per admission and reads both of the admission's figures.
    */
   view(): Float64Array {
@@ -30,7 +24,7 @@ export class PlanArea {
     // A grown memory detaches old views (their length reads 0).
     if (view === undefined || view.length === 0) {
       const memory = wasmMemory() as WebAssembly.Memory;
-      view = new Float64Array(memory.buffer, this.#core.planArea(), 3);
+      view = new Float64Array(memory.buffer, this.#core.planArea(), PLAN_SLOTS);
       this.#view = view;
     }
     return view;
@@ -38,6 +32,6 @@ export class PlanArea {
 
   /** The last decision's delay in ms if it was a retry, else -1. */
   get delayMs(): number {
-    return this.view()[DELAY_MS] as number;
+    return this.view()[PLAN_DELAY_MS] as number;
   }
 }

@@ -15,6 +15,7 @@ import { packHeaders } from './headers.js';
 import { disposable } from './owned.js';
 import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
+import { MIN_MISUSE_CODE } from './abi.generated.js';
 import type {
   Admission,
   BackoffSpec,
@@ -486,20 +487,13 @@ export function policyOption(value: unknown, name: string): Policy {
 }
 
 /**
- * The smallest of the module's misuse codes (`REJECTED_SUCCESS` 2^32 - 5;
- * `RAISED_SUCCESS` 2^32 - 4, `MISUSE` 2^32 - 3, `INVALID_CODE` 2^32 - 2,
- * `UNKNOWN_CALL` 2^32 - 1).
- */
-const MISUSE = 0xfffffffb;
-
-/**
  * Passes a hot-path answer through, or throws the error its misuse code
  * stands for. The hot-path methods answer with plain numbers because the
  * glue returns a Rust `Result` as a fresh array on every call.
  * @internal
  */
 export function checked(code: number): number {
-  if (code < MISUSE) return code;
+  if (code < MIN_MISUSE_CODE) return code;
   throw boundaryError(code);
 }
 

@@ -8,6 +8,7 @@
  * @internal
  */
 import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
+import { ABSENT_TEXT } from './abi.generated.js';
 
 const encoder = new TextEncoder();
 
@@ -17,10 +18,10 @@ const ASCII_COPY_MAX = 256;
 export class TextArea {
   readonly #core: CorePolicy;
   #view: Uint8Array | undefined;
-  /** Byte lengths of the texts of the last `write` (-1: absent). */
-  a = -1;
-  b = -1;
-  c = -1;
+  /** Byte lengths of the texts of the last `write` (`ABSENT_TEXT`: absent). */
+  a = ABSENT_TEXT;
+  b = ABSENT_TEXT;
+  c = ABSENT_TEXT;
 
   constructor(core: CorePolicy) {
     this.#core = core;
@@ -57,9 +58,9 @@ export class TextArea {
   #at = 0;
   #fits = true;
 
-  /** Appends `text` at `#at`; its byte length, or -1 if absent or out of room. */
+  /** Appends `text` at `#at`; its byte length, or `ABSENT_TEXT` if absent or out of room. */
   #put(view: Uint8Array, text: string | undefined): number {
-    if (text === undefined || !this.#fits) return -1;
+    if (text === undefined || !this.#fits) return ABSENT_TEXT;
     const at = this.#at;
     // Short ASCII text (operation names, most error messages) is copied by
     // hand, which is cheaper than a call into `encodeInto` for a few bytes.

@@ -7,10 +7,10 @@ use stoic_core::{Class, Method, NetworkErrorKind, WallClock};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
+use crate::abi::header_pairs;
 use crate::errors::usage_error;
 use crate::object::set;
 use crate::random;
-use crate::text::header_pairs;
 use crate::units::{ms, opt_ms};
 use crate::value::js_emit;
 

@@ -9,6 +9,9 @@
 //! - Hot-path methods take and return numbers (milliseconds as `f64`,
 //!   handles and codes as integers); objects cross only at construction and
 //!   when the host asks for a full decision, event or status.
+//! - What the glue's signatures do not say (the numbers hot-path methods
+//!   answer with, the text and plan areas, the packed strings) is declared
+//!   once in [`abi`], from which `npm/src/abi.generated.ts` is generated.
 //! - Objects are written and read by the core's one schema in the JS
 //!   dialect (camelCase keys, milliseconds); config keys may be given in
 //!   either case, and errors name the field as the caller spelled it.
@@ -43,6 +46,7 @@
 #[global_allocator]
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
+pub mod abi;
 #[cfg(feature = "tools")]
 mod canonical;
 #[cfg(feature = "tools")]
@@ -64,6 +68,7 @@ mod text;
 mod units;
 mod value;
 
+pub use abi::{INVALID_CODE, MISUSE, UNKNOWN_CALL};
 #[cfg(feature = "tools")]
 pub use canonical::{canonical_json_exact_text, canonical_json_text, idempotency_key_text};
 #[cfg(feature = "tools")]
@@ -79,7 +84,7 @@ pub use host::{
 };
 #[cfg(feature = "fleet")]
 pub use policy::fleet::fleet_redis_script;
-pub use policy::{boundary_error, CorePolicy, INVALID_CODE, MISUSE, UNKNOWN_CALL};
+pub use policy::{boundary_error, CorePolicy};
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics, metric_catalogue};
 #[cfg(feature = "tools")]

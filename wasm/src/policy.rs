@@ -15,24 +15,30 @@ use stoic_core::schema::{Dialect, Value};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
-use crate::errors::{config_error, input_error, usage_error};
+use crate::abi::{
+    header_pairs, INVALID_CODE, MISUSE, RAISED_SUCCESS, REJECTED_SUCCESS, TEXT_AREA_BYTES,
+    UNKNOWN_CALL,
+};
+use crate::errors::config_error;
 use crate::object::set;
 use crate::random;
 use crate::run::CoreRunQuota;
-use crate::text::{header_pairs, step, text_at, TEXT_AREA_BYTES, TEXT_AREA_MAX};
+use crate::text::{step, text_at};
 use crate::units::{instant, ms, opt_ms};
 use crate::value::{config_doc, read_config};
 use crate::value::{js_emit, MAX_SAFE_INTEGER};
 
+use areas::{admit, keep, Plan, NO_PLAN};
+pub use boundary::boundary_error;
+use boundary::unknown_call;
+
+mod areas;
+mod boundary;
 #[cfg(feature = "fleet")]
 pub(crate) mod fleet;
 mod shared_state;
 #[cfg(feature = "snapshot")]
 mod snapshot;
-
-fn unknown_call() -> JsValue {
-    usage_error("unknown_call", "this call handle is closed or unknown")
-}
 
 /// A call in flight and the core's last answers about it, kept per call:
 /// no callback run between a report and its reading (an event handler that
@@ -58,57 +64,6 @@ fn open(calls: &mut [Option<Slot>], handle: u32) -> Option<&mut Slot> {
     calls.get_mut(handle as usize).and_then(Option::as_mut)
 }
 
-/// Hot-path methods answer with a plain number, not a `Result`: the glue
-/// returns a `Result` as a fresh array per call (garbage on every attempt).
-/// Misuse is reported by these two codes, which the runtime turns into the
-/// error `boundary_error` makes: a closed or unknown call handle...
-pub const UNKNOWN_CALL: u32 = u32::MAX;
-/// ...and a network kind or class index outside the core's lists...
-pub const INVALID_CODE: u32 = u32::MAX - 1;
-/// ...and a step out of order: an outcome before any admission, a second
-/// admission while an attempt is in flight ([`CallStep`]).
-pub const MISUSE: u32 = u32::MAX - 2;
-/// ...and a raised error classified as success (`Outcome::check`)...
-pub(crate) const RAISED_SUCCESS: u32 = u32::MAX - 3;
-/// ...and a value rejected as a success.
-pub(crate) const REJECTED_SUCCESS: u32 = u32::MAX - 4;
-
-/// The error a misuse code stands for (`TypeError`, code `unknown_call` or
-/// `invalid_value`), or `undefined` for any other number.
-#[wasm_bindgen(js_name = boundaryError)]
-pub fn boundary_error(code: u32) -> JsValue {
-    match code {
-        UNKNOWN_CALL => unknown_call(),
-        INVALID_CODE => usage_error("invalid_value", "unknown network error kind or class"),
-        MISUSE => input_error(&stoic_core::InputError::new(
-            stoic_core::InputErrorCode::Misuse,
-            "a call's steps were taken out of order: ask before each attempt, report its outcome, then ask again",
-        )),
-        RAISED_SUCCESS => not_a_failure(Outcome::raised(Class::Success), "classify"),
-        REJECTED_SUCCESS => not_a_failure(Outcome::rejected(Class::Success), "validate"),
-        _ => JsValue::UNDEFINED,
-    }
-}
-
-/// The core's refusal of `outcome`, named by the option that answered it.
-fn not_a_failure(outcome: Outcome<'_>, field: &str) -> JsValue {
-    match outcome.check() {
-        Err(error) => {
-            crate::errors::named_input_error(error.message(), error.code().as_str(), Some(field))
-        }
-        Ok(()) => JsValue::UNDEFINED,
-    }
-}
-
-/// The decision's kind as a number: 0 done, 1 retry, 2 give up.
-const fn kind_code(decision: &Decision) -> u32 {
-    match decision {
-        Decision::Done(_) => 0,
-        Decision::Retry(_) => 1,
-        Decision::GiveUp(_) => 2,
-    }
-}
-
 /// A policy: config, shared state (breakers, budgets, metrics per scope),
 /// and the calls in flight.
 #[wasm_bindgen]
@@ -121,7 +76,7 @@ pub struct CorePolicy {
     /// The last admission's attempt number and timeout, and the last
     /// decision's delay, where the host reads them without a call (see
     /// `planArea`).
-    plan: Box<[f64; PLAN_SLOTS]>,
+    plan: Box<Plan>,
 }
 
 impl CorePolicy {
@@ -158,11 +113,6 @@ impl CorePolicy {
     }
 }
 
-/// Slots of the plan area: the last admission's attempt number (0: not
-/// admitted), its timeout in ms (-1: unbounded), and the last decision's
-/// delay in ms (-1: not a retry).
-const PLAN_SLOTS: usize = 3;
-
 #[wasm_bindgen]
 impl CorePolicy {
     /// Builds a policy from a config object (camelCase keys; the core's
@@ -179,7 +129,7 @@ impl CorePolicy {
             calls: Vec::new(),
             free: Vec::new(),
             text: vec![0; TEXT_AREA_BYTES],
-            plan: Box::new([0.0, -1.0, -1.0]),
+            plan: Box::new(NO_PLAN),
         })
     }
 
@@ -237,32 +187,6 @@ impl CorePolicy {
             .inner
             .start(instant(now), CallSpec::new("").idempotent(idempotent));
         self.insert(call)
-    }
-
-    /// Where the host writes text for the next call, as an address in the
-    /// module's memory. Strings cross the boundary as UTF-8 the host writes
-    /// there with `TextEncoder.encodeInto` (tens of ns) rather than through
-    /// the glue's string copy (about 20 ns per character) or a fresh
-    /// allocation per string; calls then take byte lengths (-1: absent).
-    #[wasm_bindgen(js_name = textArea)]
-    pub fn text_area(&self) -> u32 {
-        u32::try_from(self.text.as_ptr() as usize).unwrap_or(0)
-    }
-
-    /// The text area's size in bytes.
-    #[wasm_bindgen(js_name = textCapacity)]
-    pub fn text_capacity(&self) -> u32 {
-        u32::try_from(self.text.len()).unwrap_or(u32::MAX)
-    }
-
-    /// Grows the text area to at least `bytes` (up to 16 MiB); the area may
-    /// move, so the host reads `textArea()` again.
-    #[wasm_bindgen(js_name = reserveText)]
-    pub fn reserve_text(&mut self, bytes: u32) {
-        let bytes = (bytes as usize).min(TEXT_AREA_MAX);
-        if bytes > self.text.len() {
-            self.text.resize(bytes, 0);
-        }
     }
 
     /// Starts a call named by the text area: `operation`, then `scope`, then
@@ -382,36 +306,11 @@ impl CorePolicy {
     }
 }
 
-/// Keeps `admission` in the call's slot (for `admission()` / `plan*`) and
-/// the plan area; returns the attempt number (0: not admitted).
-fn admit(plan: &mut [f64; PLAN_SLOTS], slot: &mut Slot, admission: Admission) -> u32 {
-    let (attempt, timeout) = match &admission {
-        Admission::Proceed(plan) => (plan.attempt.clamp(1, MISUSE - 1), opt_ms(plan.timeout_ms)),
-        Admission::Reject(_) => (0, -1.0),
-    };
-    let [number, limit, _] = plan;
-    (*number, *limit) = (f64::from(attempt), timeout);
-    slot.admission = Some(admission);
-    attempt
-}
-
-/// Keeps `decision` in the call's slot (for `decision()` / `delayMs()`)
-/// and its delay in the plan area; returns its kind.
-fn keep(plan: &mut [f64; PLAN_SLOTS], slot: &mut Slot, decision: Decision) -> u32 {
-    let code = kind_code(&decision);
-    plan[2] = match &decision {
-        Decision::Retry(retry) => opt_ms(Some(retry.delay_ms)),
-        _ => -1.0,
-    };
-    slot.decision = Some(decision);
-    code
-}
-
 /// Reports `outcome` for the call in `slot`, refusing a report with no
 /// admitted attempt; returns the decision kind or [`MISUSE`].
 fn decide(
     inner: &mut Policy,
-    plan: &mut [f64; PLAN_SLOTS],
+    plan: &mut Plan,
     slot: &mut Slot,
     now: f64,
     outcome: Outcome<'_>,
@@ -425,16 +324,6 @@ fn decide(
 
 #[wasm_bindgen]
 impl CorePolicy {
-    /// Where the last admission's attempt number and timeout (ms, -1:
-    /// unbounded), then the last decision's delay (ms, -1: not a retry), lie
-    /// in the module's memory, as three `f64`: the host reads them right
-    /// after `beforeAttempt`, `begin` or an outcome (before running any
-    /// callback) instead of calling `admission` or `delayMs`.
-    #[wasm_bindgen(js_name = planArea)]
-    pub fn plan_area(&self) -> u32 {
-        u32::try_from(self.plan.as_ptr() as usize).unwrap_or(0)
-    }
-
     /// `start` and the first `beforeAttempt` in one call (the hot path of
     /// `retry()`): returns the handle; the attempt number (0: not admitted)
     /// and its timeout are in the plan area.

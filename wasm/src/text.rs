@@ -1,11 +1,6 @@
 //! Text at the boundary. Strings cross as UTF-8 that the host writes into a
 //! policy's text area (see `CorePolicy::textArea`), and calls take byte
-//! lengths, -1 for an absent text.
-
-/// The text area's starting size; it grows when a host needs more.
-pub(crate) const TEXT_AREA_BYTES: usize = 4096;
-/// The most it grows to (16 MiB): text beyond is the host's bug, not data.
-pub(crate) const TEXT_AREA_MAX: usize = 16 << 20;
+//! lengths, [`ABSENT_TEXT`](crate::abi::ABSENT_TEXT) for an absent text.
 
 /// `len` bytes of the text area from `start` as text (-1: none).
 ///
@@ -31,17 +26,6 @@ pub(crate) fn step(len: i32) -> usize {
     usize::try_from(len).unwrap_or(0)
 }
 
-/// Header pairs packed as `name\nvalue\nname\nvalue...` (one string crosses
-/// the boundary instead of an array of them).
-pub(crate) fn header_pairs(packed: &str) -> Vec<(&str, &str)> {
-    let mut parts = packed.split('\n');
-    let mut pairs = Vec::new();
-    while let (Some(name), Some(value)) = (parts.next(), parts.next()) {
-        pairs.push((name, value));
-    }
-    pairs
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -62,11 +46,26 @@ mod tests {
     }
 
     #[test]
-    fn header_pairs_ignore_a_dangling_name() {
-        assert_eq!(
-            header_pairs("retry-after\n5\nx-a\n"),
-            vec![("retry-after", "5"), ("x-a", "")]
-        );
-        assert_eq!(header_pairs("lonely"), Vec::<(&str, &str)>::new());
+    fn texts_written_one_after_another_read_back() {
+        // As the runtime's `TextArea.write` lays them out: UTF-8, end to end.
+        let texts = [
+            Some("POST /orders"),
+            None,
+            Some("b\u{fc}cher \u{1F600}"),
+            Some(""),
+        ];
+        let mut area = Vec::new();
+        let mut lengths = Vec::new();
+        for text in texts {
+            lengths.push(text.map_or(crate::abi::ABSENT_TEXT, |t| {
+                area.extend_from_slice(t.as_bytes());
+                i32::try_from(t.len()).unwrap()
+            }));
+        }
+        let mut at = 0;
+        for (text, len) in texts.iter().zip(lengths) {
+            assert_eq!(text_at(&area, at, len), *text);
+            at += step(len);
+        }
     }
 }
