@@ -8,7 +8,8 @@
  * @internal
  */
 import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
-import { ABSENT_TEXT } from './abi.generated.js';
+import { ABSENT_TEXT, TEXT_AREA_MAX } from './abi.generated.js';
+import { invalidValue } from './guard.js';
 
 const encoder = new TextEncoder();
 
@@ -49,6 +50,8 @@ export class TextArea {
       this.b = this.#put(view, b);
       this.c = this.#put(view, c);
       if (this.#fits) return this;
+      // The area grows no further: asking again would never end.
+      if (view.length >= TEXT_AREA_MAX) throw tooLong();
       const need = 3 * ((a?.length ?? 0) + (b?.length ?? 0) + (c?.length ?? 0)) + 16;
       this.#core.reserveText(need);
       this.#view = undefined;
@@ -82,4 +85,9 @@ export class TextArea {
     this.#at = at + written;
     return written;
   }
+}
+
+/** Texts for one call beyond what the module reads at once (16 MiB of UTF-8). */
+function tooLong(): TypeError {
+  return invalidValue(`a call's texts are more than the ${TEXT_AREA_MAX >> 20} MiB the engine reads at once`, 'text');
 }

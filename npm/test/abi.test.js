@@ -153,3 +153,15 @@ test('texts written into the text area are read back by the module', () => {
   call.close();
   policy.free();
 });
+
+test('texts beyond what the text area grows to are refused, not retried without end', () => {
+  const policy = new Policy({ seed: 1 });
+  const call = policy.start({ operation: 'op' });
+  call.beforeAttempt(0);
+  const detail = 'x'.repeat(abi.TEXT_AREA_MAX + 1);
+  assert.throws(() => call.onOutcome({ kind: 'error', class: 'transient', detail }, 1), { code: 'invalid_value' });
+  // The call goes on: the attempt still waits for its outcome.
+  assert.equal(call.onOutcome({ kind: 'error', class: 'transient', detail: 'short' }, 2).kind, 'retry');
+  call.close();
+  policy.free();
+});
