@@ -168,14 +168,57 @@ def case_tables(data: Json) -> list[str]:
     return table(header, rows)
 
 
-def headline(lang: str, data: Json) -> list[str]:
-    """One row per case, one column per peer: the median per-round ratio."""
+#: The headline ratios of a report: {(language, case, peer): ratio text}.
+Headline = dict[tuple[str, str, str], str]
+
+
+def previous_headline(path: Path) -> tuple[str | None, Headline]:
+    """The date and the headline ratios of the RESULTS.md about to be
+    replaced, read from its Markdown (a peer's column is keyed by its name,
+    so a new peer version still lines up); nothing when there is none."""
+    if not path.is_file():
+        return None, {}
+    date: str | None = None
+    cells: Headline = {}
+    lang, in_headline = "", False
+    header: list[str] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if date is None and line.startswith("- date: "):
+            date = line.removeprefix("- date: ").split(" to ")[0]
+        if line.startswith("## "):
+            in_headline = line.startswith("## Headline")
+            continue
+        if not in_headline:
+            continue
+        if not line.startswith("|"):
+            header = []
+            if line.endswith(":"):
+                lang = line[:-1]
+            continue
+        columns = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not header:
+            header = columns
+        elif not set(columns[0]) <= {"-", " "}:
+            for column, cell in zip(header[1:], columns[1:], strict=False):
+                bold = re.findall(r"\*\*([^*]+)\*\*", cell)
+                cells[(lang, columns[0], column.split(" ")[0])] = bold[-1] if bold else cell
+    return date, cells
+
+
+def headline(lang: str, data: Json, previous: Headline) -> list[str]:
+    """One row per case, one column per peer: the median per-round ratio,
+    after the previous report's when it had one (``previous -> now``)."""
     peers = list(next(iter(data["cases"].values()))["ratio_median"])
     header = ["case", *[f"{p} {data['versions'].get(p, '?')} / stoic" for p in peers]]
-    rows = [
-        [name, *[f"**{ratio(case['ratio_median'][p])}**" for p in peers]]
-        for name, case in data["cases"].items()
-    ]
+    rows = []
+    for name, case in data["cases"].items():
+        row = [name]
+        for p in peers:
+            now = ratio(case["ratio_median"][p])
+            before = previous.get((lang, name, p))
+            row.append(f"{before} → **{now}**" if before else f"**{now}**")
+            print(f"{lang}, {name}, {p} / stoic: {before or 'none'} -> {now}")
+        rows.append(row)
     return [f"{lang}:", "", *table(header, rows), ""]
 
 
@@ -381,6 +424,7 @@ def targets_section(js: Json, engine: Json | None) -> list[str]:
 
 def cmd_write(out: Path, target: Path) -> None:
     run = load(out / "run.json") or {}
+    previous_date, previous = previous_headline(target)
     rust, py, js = (load(out / f"{lang}.json") for lang in ("rust", "python", "js"))
     versions = [
         f"stoic {stoic_version()} (this checkout: the Rust crates, the Python wheel and the npm"
@@ -428,10 +472,16 @@ def cmd_write(out: Path, target: Path) -> None:
         "call without a retry library, in the same round.",
         "",
     ]
+    if previous:
+        lines += [
+            f"Each ratio follows the previous report's (its run of {previous_date or '?'}):"
+            " previous → **this run**, so a drop shows.",
+            "",
+        ]
     if py:
-        lines += headline("Python", py)
+        lines += headline("Python", py, previous)
     if js:
-        lines += headline("JavaScript", js)
+        lines += headline("JavaScript", js, previous)
         fetch = js.get("fetch")
         if fetch:
             for peer, value in fetch["overhead"]["ratio_median"].items():
