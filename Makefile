@@ -35,8 +35,9 @@ lint: ## cargo fmt --check and clippy -D warnings
 	$(CARGO) clippy --locked --workspace --all-targets -- -D warnings
 
 .PHONY: test-rust
-test-rust: ## Rust unit, scenario, vector and property tests
+test-rust: ## Rust unit, scenario, vector and property tests (the core without and with its serde feature)
 	$(CARGO) test --locked --workspace
+	$(CARGO) test --locked -p stoic-core --features serde
 
 .PHONY: bench
 bench: js-build ## Rust, Python and JS benchmarks against the peers in one run; writes bench/RESULTS.md

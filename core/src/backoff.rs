@@ -20,8 +20,6 @@
 //! than an error. All delays are integer milliseconds, floored, and never
 //! exceed `cap_ms`.
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::ConfigError;
 use crate::rng::SplitMix64;
 
@@ -40,8 +38,9 @@ pub const MIN_MULTIPLIER: f64 = 1.0;
 pub const MAX_MULTIPLIER: f64 = 1000.0;
 
 /// How the delay grows and how it is randomised.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Strategy {
     /// Retry at once (delay 0). For tests, or when a server hint sets the pace.
     None,
@@ -75,7 +74,7 @@ impl Strategy {
     ];
 
     /// The stable snake_case name used in configs, logs and the bindings (the
-    /// same string serde uses).
+    /// same string the `serde` feature writes).
     #[must_use]
     pub const fn code(&self) -> &'static str {
         match self {
@@ -111,8 +110,9 @@ impl Strategy {
 ///
 /// Deserializing fills missing fields from [`BackoffSpec::default`] and rejects
 /// unknown ones (a typo must not silently become a default).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct BackoffSpec {
     /// How delays grow and are randomised.
     pub strategy: Strategy,
@@ -190,7 +190,8 @@ impl BackoffSpec {
 /// that decorrelated jitter grows from.
 ///
 /// Plain data, so a host can snapshot a call mid-flight and resume it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Backoff {
     spec: BackoffSpec,
     prev_ms: u64,
@@ -258,7 +259,8 @@ impl Backoff {
 /// A [`Backoff`] with its own seeded generator: the self-contained object the
 /// JS `new Backoff({...}).delayMs(k)` and Python `Backoff(...).delay(k)`
 /// helpers wrap. The seed fixes the whole schedule.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SeededBackoff {
     backoff: Backoff,
     rng: SplitMix64,

@@ -38,8 +38,6 @@
 //! while let Some(event) = budget.poll_event() { /* log "Retry budget exceeded" */ }
 //! ```
 
-use serde::{Deserialize, Serialize};
-
 mod composed;
 mod grpc;
 mod ratio;
@@ -65,8 +63,9 @@ pub use token_bucket::{TokenBucket, TokenBucketConfig, TokenBucketParams, TokenB
 ///
 /// The codes are the config keys (`"ratio"`, `"run_cap"`, `"token_bucket"`,
 /// `"grpc"`), so a log line names the exact section a user would tune.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BudgetKind {
     /// [`RatioBudget`]: retries as a share of first attempts over a window.
     Ratio,
@@ -119,8 +118,9 @@ impl BudgetKind {
 /// What kind of failure a retry follows, because the AWS quota charges them
 /// differently (classic: timeouts cost 10, the rest 5; 2026: throttling costs 5,
 /// the rest, timeouts included, 14). Budgets other than the token bucket ignore it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RetryCost {
     /// Any retryable failure that is neither a timeout nor throttling.
     Normal,
@@ -192,11 +192,15 @@ mod tests {
     fn codes_round_trip() {
         for kind in BudgetKind::ALL {
             assert_eq!(BudgetKind::from_code(kind.code()), Some(kind));
-            let json = serde_json::to_string(&kind).unwrap();
-            assert_eq!(json, format!("\"{}\"", kind.code()));
+            #[cfg(feature = "serde")]
+            assert_eq!(
+                serde_json::to_string(&kind).unwrap(),
+                format!("\"{}\"", kind.code())
+            );
         }
         for cost in [RetryCost::Normal, RetryCost::Timeout, RetryCost::Throttling] {
             assert_eq!(RetryCost::from_code(cost.code()), Some(cost));
+            #[cfg(feature = "serde")]
             assert_eq!(
                 serde_json::to_string(&cost).unwrap(),
                 format!("\"{}\"", cost.code())
@@ -204,8 +208,11 @@ mod tests {
         }
         for profile in [TokenBucketProfile::AwsStandard, TokenBucketProfile::Aws2026] {
             assert_eq!(TokenBucketProfile::from_code(profile.code()), Some(profile));
-            let json = serde_json::to_string(&profile).unwrap();
-            assert_eq!(json, format!("\"{}\"", profile.code()));
+            #[cfg(feature = "serde")]
+            assert_eq!(
+                serde_json::to_string(&profile).unwrap(),
+                format!("\"{}\"", profile.code())
+            );
         }
         assert_eq!(BudgetKind::from_code("nope"), None);
         assert_eq!(RetryCost::from_code("Normal"), None);

@@ -10,13 +10,12 @@
 
 use crate::sorted::{SortedMap, SortedSet};
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::ConfigError;
 
 /// What an outcome means for the next step.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Class {
     /// The call did what it was asked.
     Success,
@@ -67,8 +66,9 @@ impl Class {
 ///
 /// The split that matters is *before* versus *after* the request left: a
 /// refused connection cannot have been applied, a read timeout may have been.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum NetworkErrorKind {
     /// The peer refused the connection (ECONNREFUSED).
     ConnectRefused,
@@ -173,8 +173,9 @@ pub const fn default_status_class(status: u16) -> Class {
 }
 
 /// Whether an ambiguous failure may be retried.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum AmbiguousRetry {
     /// Only when the method is idempotent or the call carries an idempotency key.
     #[default]
@@ -217,8 +218,9 @@ impl AmbiguousRetry {
 pub const DEFAULT_AMBIGUOUS_STATUSES: [u16; 3] = [500, 502, 504];
 
 /// Classification settings: per-status and per-network-kind overrides.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
 pub struct ClassifyConfig {
     /// Status -> class overrides (e.g. `409 -> transient` for an API that
     /// uses 409 for "try again").
@@ -366,8 +368,9 @@ impl Default for Classifier {
 }
 
 /// An HTTP method, for the idempotency rule of RFC 9110 §9.2.2.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "UPPERCASE")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "UPPERCASE"))]
 pub enum Method {
     /// GET (safe, idempotent).
     Get,

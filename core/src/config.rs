@@ -1,4 +1,5 @@
-//! The config: one serde document, validated once at construction.
+//! The config: one document, read by the schema and validated once at
+//! construction.
 //!
 //! `Policy::new` is the only fallible step of the engine, so everything that
 //! can be wrong with a config is caught here, with an error that names the
@@ -6,8 +7,6 @@
 //! typo must not silently fall back to a default). `version` pins behaviour:
 //! a later release that changes a default or a formula bumps it and keeps the
 //! old behaviour for documents that say `1`.
-
-use serde::{Deserialize, Serialize};
 
 use crate::backoff::BackoffSpec;
 use crate::breaker::BreakerConfig;
@@ -25,8 +24,9 @@ pub const CONFIG_VERSION: u32 = 1;
 pub const MAX_ATTEMPTS_LIMIT: u32 = 1_000;
 
 /// How server hints are used.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
 pub struct HintsConfig {
     /// Use server hints at all ("Retries, timeouts and doing it twice": "when
     /// the server tells you the number, use it").
@@ -47,8 +47,9 @@ impl Default for HintsConfig {
 }
 
 /// How observations are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
 pub struct ObservationConfig {
     /// The most characters of a body excerpt quoted in an observation.
     pub max_excerpt_chars: u32,
@@ -64,8 +65,9 @@ impl Default for ObservationConfig {
 
 /// The whole engine config. `Default` is the documented defaults, except
 /// `seed`, which the host must supply (bindings draw it from OS randomness).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
 pub struct Config {
     /// The behaviour version; only [`CONFIG_VERSION`] is accepted.
     pub version: u32,
@@ -253,7 +255,7 @@ mod tests {
     #[test]
     fn round_trips_through_json() {
         let c = Config::with_seed(99);
-        let text = serde_json::to_string(&c).unwrap();
+        let text = crate::schema::json::text(&c);
         assert_eq!(Config::from_json(&text).unwrap(), c);
     }
 }

@@ -6,8 +6,6 @@
 //! refuses to schedule a retry whose delay would end at or past the deadline:
 //! sleeping only to give up is waste.
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::ConfigError;
 use crate::time::Instant;
 
@@ -16,8 +14,9 @@ use crate::time::Instant;
 pub const MAX_TIMEOUT_MS: u64 = 30 * 24 * 3600 * 1000;
 
 /// Timeout settings. `None` disables a timeout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
 pub struct Timeouts {
     /// How long establishing a connection may take (hosts that can separate it).
     pub connect_ms: Option<u64>,
@@ -48,7 +47,8 @@ impl Timeouts {
 }
 
 /// One call's deadline, fixed when the call starts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Deadline {
     started: Instant,
     ends: Option<Instant>,

@@ -7,16 +7,15 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use crate::backoff::Strategy;
 use crate::classify::{Class, NetworkErrorKind};
 use crate::hints::HintSource;
 use crate::time::Instant;
 
 /// Why a call stopped without succeeding. The codes are stable.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum StopReason {
     /// Every allowed attempt failed.
     AttemptsExhausted,
@@ -108,7 +107,8 @@ impl Matched {
     }
 }
 
-impl Serialize for Matched {
+#[cfg(feature = "serde")]
+impl serde::Serialize for Matched {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&self.code())
     }
@@ -136,14 +136,16 @@ impl DelaySource {
     }
 }
 
-impl Serialize for DelaySource {
+#[cfg(feature = "serde")]
+impl serde::Serialize for DelaySource {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.code())
     }
 }
 
 /// Go ahead with an attempt, under these limits.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct AttemptPlan {
     /// 1 for the first attempt.
     pub attempt: u32,
@@ -160,7 +162,8 @@ pub struct AttemptPlan {
 }
 
 /// The call is over without success.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct GiveUp {
     /// Why.
     pub reason: StopReason,
@@ -194,7 +197,8 @@ impl StopReason {
 }
 
 /// Wait, then attempt again.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Retry {
     /// How long to wait before the next attempt.
     pub delay_ms: u64,
@@ -211,7 +215,8 @@ pub struct Retry {
 }
 
 /// The call succeeded.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Done {
     /// Attempts made, the successful one included.
     pub attempts: u32,
@@ -221,8 +226,9 @@ pub struct Done {
 
 /// The answer to [`crate::Policy::before_attempt`].
 #[must_use]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum Admission {
     /// Send the attempt.
     Proceed(AttemptPlan),
@@ -232,8 +238,9 @@ pub enum Admission {
 
 /// The answer to [`crate::Policy::on_outcome`].
 #[must_use]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum Decision {
     /// Success: return the result.
     Done(Done),

@@ -8,8 +8,6 @@
 
 use std::collections::VecDeque;
 
-use serde::Serialize;
-
 use crate::breaker::{BreakerStateCode, TransitionReason};
 use crate::budget::BudgetKind;
 use crate::fleet::FleetHealth;
@@ -29,8 +27,9 @@ pub const NESTED_RETRIES_MESSAGE: &str = "a layer above retried this request, so
 pub const EVENT_QUEUE_LIMIT: usize = 4096;
 
 /// Something the host may want to log, export or alert on.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum Event {
     /// A scope's circuit breaker changed state.
     BreakerTransition {

@@ -48,8 +48,6 @@
 //! years are read with RFC 9110's 50-year window around `wall_now` when the
 //! host gives it, else with the fixed pivot of [`crate::httpdate`].
 
-use serde::{Deserialize, Serialize};
-
 use crate::httpdate::parse_http_date_at;
 use crate::time::WallClock;
 
@@ -69,40 +67,41 @@ pub const AMZ_RETRY_AFTER_MAX_EXTRA_MS: u64 = 5000;
 pub const EPOCH_THRESHOLD_S: u64 = 1_000_000_000;
 
 /// Which header a hint came from, for logs and metrics.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum HintSource {
     /// `Retry-After` (RFC 9110 §10.2.3): delay-seconds or an HTTP-date.
-    #[serde(rename = "retry_after")]
+    #[cfg_attr(feature = "serde", serde(rename = "retry_after"))]
     RetryAfter,
     /// `retry-after-ms` (Azure): milliseconds.
-    #[serde(rename = "retry_after_ms")]
+    #[cfg_attr(feature = "serde", serde(rename = "retry_after_ms"))]
     RetryAfterMs,
     /// `x-ms-retry-after-ms` (Azure): milliseconds.
-    #[serde(rename = "x_ms_retry_after_ms")]
+    #[cfg_attr(feature = "serde", serde(rename = "x_ms_retry_after_ms"))]
     XMsRetryAfterMs,
     /// `x-amz-retry-after` (AWS): milliseconds, bounded by the backoff.
-    #[serde(rename = "x_amz_retry_after")]
+    #[cfg_attr(feature = "serde", serde(rename = "x_amz_retry_after"))]
     XAmzRetryAfter,
     /// `grpc-retry-pushback-ms` (gRPC A6): milliseconds, or "do not retry".
-    #[serde(rename = "grpc_retry_pushback_ms")]
+    #[cfg_attr(feature = "serde", serde(rename = "grpc_retry_pushback_ms"))]
     GrpcRetryPushbackMs,
     /// `RateLimit` (IETF draft): seconds until an exhausted quota resets.
-    #[serde(rename = "ratelimit")]
+    #[cfg_attr(feature = "serde", serde(rename = "ratelimit"))]
     RateLimit,
     /// `RateLimit-Reset` (early IETF drafts): seconds until the quota resets.
-    #[serde(rename = "ratelimit_reset")]
+    #[cfg_attr(feature = "serde", serde(rename = "ratelimit_reset"))]
     RateLimitReset,
     /// `X-RateLimit-Reset` (GitHub, many others): seconds, or a Unix epoch.
-    #[serde(rename = "x_ratelimit_reset")]
+    #[cfg_attr(feature = "serde", serde(rename = "x_ratelimit_reset"))]
     XRateLimitReset,
     /// `x-should-retry: false` (OpenAI, Anthropic): a refusal.
-    #[serde(rename = "x_should_retry")]
+    #[cfg_attr(feature = "serde", serde(rename = "x_should_retry"))]
     XShouldRetry,
     /// OpenAI's `x-ratelimit-reset-{requests,tokens}`: Go durations.
-    #[serde(rename = "openai_ratelimit_reset")]
+    #[cfg_attr(feature = "serde", serde(rename = "openai_ratelimit_reset"))]
     OpenAiRateLimitReset,
     /// Anthropic's `anthropic-ratelimit-*-reset`: RFC 3339 times.
-    #[serde(rename = "anthropic_ratelimit_reset")]
+    #[cfg_attr(feature = "serde", serde(rename = "anthropic_ratelimit_reset"))]
     AnthropicRateLimitReset,
 }
 
@@ -168,8 +167,9 @@ impl HintSource {
 }
 
 /// What the server asked for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum ServerHint {
     /// Wait exactly this long: the server's number replaces our backoff.
     Delay {

@@ -44,10 +44,10 @@ pub(crate) use catalogue::metric;
 pub use catalogue::{
     metric_points, MetricKind, MetricPoints, MetricSpec, METRICS, SCOPE_ATTRIBUTE,
 };
+pub use gauge::BreakerGauge;
 pub use log::{LogError, LogOutcome, LogRecord};
 #[cfg(feature = "measure")]
 pub use measure::{AttributeValue, Attributes, DecisionNote, MetricPoint};
-pub use gauge::BreakerGauge;
 pub use metrics::{
     CallOutcome, CallSummary, HistogramSnapshot, Metrics, MetricsSnapshot,
     RETRY_DURATION_BOUNDS_MS, RETRY_DURATION_BUCKETS,

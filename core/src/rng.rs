@@ -15,8 +15,6 @@
 //! consumes, because that count is also part of the contract: a helper that
 //! drew one extra number would shift every later decision.
 
-use serde::{Deserialize, Serialize};
-
 /// The SplitMix64 increment ("golden gamma"), `floor(2^64 / phi)`, odd.
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 /// First multiplier of the output mix (Stafford's "Mix13" variant).
@@ -29,9 +27,10 @@ const F64_UNIT: f64 = 1.0 / 9_007_199_254_740_992.0;
 /// A SplitMix64 generator: a 64-bit counter advanced by the golden gamma and mixed on
 /// output.
 ///
-/// The whole state is one `u64` so a host can snapshot it (serde) and resume a
-/// call's random stream exactly where it left off.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// The whole state is one `u64` so a host can snapshot it (with the `serde`
+/// feature) and resume a call's random stream exactly where it left off.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SplitMix64 {
     state: u64,
 }
@@ -265,6 +264,7 @@ mod tests {
         assert_ne!(child.next_u64(), SEED_1234567[2]);
     }
 
+    #[cfg(feature = "serde")]
     #[test]
     fn serde_round_trip_resumes_the_stream() {
         let mut rng = SplitMix64::new(42);

@@ -92,5 +92,37 @@ pub fn validate<T: Section>(item: &T) -> Result<(), ConfigError> {
     check.finish()
 }
 
+/// For the core's unit tests: a section read from JSON text as a Rust
+/// caller writes it, and a value as the schema writes it for Rust.
+#[cfg(test)]
+pub(crate) mod json {
+    use super::{decode, emit_json, Dialect, Emit, Section, Value};
+    use crate::error::ConfigError;
+
+    /// `text` read and checked as a `T` (the Rust dialect).
+    pub(crate) fn read<T: Section>(text: &str) -> Result<T, ConfigError> {
+        decode(&Value::from_json(text)?, Dialect::RUST)
+    }
+
+    /// `text` read as a `T` without checking its values (a test of the
+    /// checks builds a bad one this way); a shape problem panics.
+    pub(crate) fn shape<T: Section>(text: &str) -> T {
+        let mut check = super::Check::new(Dialect::RUST);
+        let item = super::section::<T>(&mut check, &Value::from_json(text).unwrap());
+        check.finish().unwrap();
+        item
+    }
+
+    /// `item` as the schema writes it for Rust, as text.
+    pub(crate) fn text<T: Emit>(item: &T) -> String {
+        emit_json(item, Dialect::RUST)
+    }
+
+    /// `item` as the schema writes it for Rust, as `serde_json` reads it.
+    pub(crate) fn value<T: Emit>(item: &T) -> serde_json::Value {
+        serde_json::from_str(&text(item)).unwrap()
+    }
+}
+
 #[cfg(test)]
 mod tests;

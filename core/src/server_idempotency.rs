@@ -19,16 +19,15 @@
 //! NOTHING`): a host that loses the insert race reads the winner's entry and
 //! asks again. Times are Unix milliseconds, because entries outlive processes.
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{ConfigError, InputError};
 use crate::key::{canonical_json_distinct, sha256_hex};
 
 pub use crate::key::MAX_KEY_LEN;
 
 /// Server-side settings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields, default))]
 pub struct ServerIdempotencyConfig {
     /// Reject requests without a key (400) instead of processing them unprotected.
     pub require_key: bool,
@@ -61,8 +60,9 @@ impl ServerIdempotencyConfig {
 }
 
 /// Where a stored key is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum EntryState {
     /// The first request is being processed since `since_unix_ms`.
     InFlight {
@@ -79,7 +79,8 @@ pub enum EntryState {
 }
 
 /// What the store holds for a key.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct StoredEntry {
     /// The first request's payload fingerprint ([`fingerprint`]).
     pub fingerprint: String,
@@ -113,20 +114,21 @@ impl StoredEntry {
 }
 
 /// Why a request is refused.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Refusal {
     /// No key, and the endpoint requires one (400).
-    #[serde(rename = "idempotency_key_missing")]
+    #[cfg_attr(feature = "serde", serde(rename = "idempotency_key_missing"))]
     KeyMissing,
     /// The key is empty or longer than [`MAX_KEY_LEN`] (400).
-    #[serde(rename = "idempotency_key_invalid")]
+    #[cfg_attr(feature = "serde", serde(rename = "idempotency_key_invalid"))]
     KeyInvalid,
     /// The first request with this key is still being processed (409).
-    #[serde(rename = "idempotency_key_in_use")]
+    #[cfg_attr(feature = "serde", serde(rename = "idempotency_key_in_use"))]
     KeyInUse,
     /// The key was used before with a different payload (422).
-    #[serde(rename = "idempotency_key_reused")]
+    #[cfg_attr(feature = "serde", serde(rename = "idempotency_key_reused"))]
     KeyReused,
 }
 
@@ -167,8 +169,9 @@ impl Refusal {
 
 /// What the server does with a request.
 #[must_use]
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 pub enum ServerDecision {
     /// Process it. Store `record` (atomically, if `key` is set) first; then
     /// store the response and [`StoredEntry::completed`].

@@ -12,10 +12,14 @@
 
 use std::borrow::Borrow;
 use std::fmt;
+#[cfg(feature = "serde")]
 use std::marker::PhantomData;
 
+#[cfg(feature = "serde")]
 use serde::de::{MapAccess, SeqAccess, Visitor};
+#[cfg(feature = "serde")]
 use serde::ser::{SerializeMap, SerializeSeq};
+#[cfg(feature = "serde")]
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A map ordered by key, stored as a sorted vector of entries.
@@ -177,6 +181,7 @@ impl<'a, K, V> IntoIterator for &'a SortedMap<K, V> {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<K: Serialize, V: Serialize> Serialize for SortedMap<K, V> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.len()))?;
@@ -187,6 +192,7 @@ impl<K: Serialize, V: Serialize> Serialize for SortedMap<K, V> {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<'de, K: Ord + Deserialize<'de>, V: Deserialize<'de>> Deserialize<'de> for SortedMap<K, V> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct MapVisitor<K, V>(PhantomData<(K, V)>);
@@ -309,6 +315,7 @@ impl<'a, T> IntoIterator for &'a SortedSet<T> {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<T: Serialize> Serialize for SortedSet<T> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut seq = serializer.serialize_seq(Some(self.len()))?;
@@ -319,6 +326,7 @@ impl<T: Serialize> Serialize for SortedSet<T> {
     }
 }
 
+#[cfg(feature = "serde")]
 impl<'de, T: Ord + Deserialize<'de>> Deserialize<'de> for SortedSet<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         struct SetVisitor<T>(PhantomData<T>);
@@ -375,8 +383,7 @@ mod tests {
         }
     }
 
-    #[test]
-    fn collecting_keeps_the_last_value_and_serde_round_trips() {
+    fn sample() -> (SortedMap<String, u32>, SortedSet<u16>) {
         let map: SortedMap<String, u32> = [
             ("b".to_owned(), 1),
             ("a".to_owned(), 2),
@@ -384,18 +391,29 @@ mod tests {
         ]
         .into_iter()
         .collect();
+        (map, SortedSet::from([504u16, 500, 502, 500]))
+    }
+
+    #[test]
+    fn collecting_keeps_the_last_value() {
+        let (map, set) = sample();
         assert_eq!(map.get("b"), Some(&3));
-        let json = serde_json::to_string(&map).unwrap();
-        assert_eq!(json, r#"{"a":2,"b":3}"#);
-        let back: SortedMap<String, u32> = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, map);
-        let set = SortedSet::from([504u16, 500, 502, 500]);
-        assert_eq!(serde_json::to_string(&set).unwrap(), "[500,502,504]");
-        let back: SortedSet<u16> = serde_json::from_str("[502,500]").unwrap();
-        assert_eq!(back, SortedSet::from([500, 502]));
         assert_eq!(
             format!("{map:?} {set:?}"),
             r#"{"a": 2, "b": 3} {500, 502, 504}"#
         );
+    }
+
+    #[cfg(feature = "serde")]
+    #[test]
+    fn serde_round_trips() {
+        let (map, set) = sample();
+        let json = serde_json::to_string(&map).unwrap();
+        assert_eq!(json, r#"{"a":2,"b":3}"#);
+        let back: SortedMap<String, u32> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, map);
+        assert_eq!(serde_json::to_string(&set).unwrap(), "[500,502,504]");
+        let back: SortedSet<u16> = serde_json::from_str("[502,500]").unwrap();
+        assert_eq!(back, SortedSet::from([500, 502]));
     }
 }

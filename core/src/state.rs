@@ -16,8 +16,6 @@
 
 use crate::sorted::SortedMap;
 
-use serde::Serialize;
-
 use crate::budget::RetryBudget;
 use crate::error::{ConfigErrorCode, InputError, InputErrorCode};
 use crate::record::Metrics;
@@ -201,7 +199,8 @@ impl Section for ScopeState {
 }
 
 /// What [`crate::Policy::restore_state`] did.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct RestoreReport {
     /// Scopes restored.
     pub restored: u32,

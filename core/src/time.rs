@@ -7,13 +7,10 @@
 //! Unix milliseconds. Milliseconds are the one unit of the wire contract: they
 //! are what JavaScript timers take and they are exact in an `f64`.
 
-use serde::{Deserialize, Serialize};
-
 /// A point on the host's monotonic clock, in milliseconds since the host's origin.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
 pub struct Instant(u64);
 
 impl Instant {
@@ -97,10 +94,9 @@ pub const MAX_READING_MS: u64 = (1 << 53) - 1;
 
 /// A wall-clock reading in Unix milliseconds (UTC), passed by the host where
 /// an absolute date matters. It is never used to measure durations.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(transparent))]
 pub struct WallClock(u64);
 
 impl WallClock {

@@ -13,7 +13,13 @@ use stoic_core::breaker::{
     Breaker, BreakerConfig, BreakerState, BreakerStateCode, Compare, HalfOpenConfig, Permit,
     SlowCall, TripRule, Window,
 };
+use stoic_core::schema::{emit_json, Dialect, Emit};
 use stoic_core::Instant;
+
+/// A value as the schema writes it for Rust (the bindings' wire form).
+fn wire(item: &dyn Emit) -> Value {
+    serde_json::from_str(&emit_json(item, Dialect::RUST)).unwrap()
+}
 
 #[derive(Clone, Debug)]
 enum Op {
@@ -136,9 +142,9 @@ impl Driver {
             Op::Acquire => match self.breaker.try_acquire(at) {
                 Ok(p) => {
                     self.outstanding.push(p);
-                    json!({"admitted": p})
+                    json!({"admitted": wire(&p)})
                 }
-                Err(r) => json!({"rejected": r}),
+                Err(r) => json!({"rejected": wire(&r)}),
             },
             Op::Success { pick, duration_ms } => match self.take(pick) {
                 Some(p) => json!(self.breaker.on_success(at, p, duration_ms)),
@@ -165,11 +171,11 @@ impl Driver {
         self.check(&transitions);
         json!({
             "result": result,
-            "state": self.breaker.state(),
+            "state": wire(self.breaker.state()),
             "generation": self.breaker.generation(),
-            "transitions": transitions,
-            "window": self.breaker.window_counts(Instant::from_millis(self.now)),
-            "next_timeout": self.breaker.next_timeout(),
+            "transitions": transitions.iter().map(|t| wire(t)).collect::<Vec<_>>(),
+            "window": self.breaker.window_counts(Instant::from_millis(self.now)).map(|w| wire(&w)),
+            "next_timeout": self.breaker.next_timeout().map(Instant::as_millis),
         })
     }
 

@@ -187,9 +187,10 @@ fn drive(budget: &mut RetryBudget, steps: &[Step]) -> (Vec<Output>, Vec<Value>) 
             assert!(cap.used <= cap.max_retries);
         }
         outputs.push(output);
-        events.extend(
-            std::iter::from_fn(|| budget.poll_event()).map(|e| serde_json::to_value(e).unwrap()),
-        );
+        events.extend(std::iter::from_fn(|| budget.poll_event()).map(|e| {
+            let text = stoic_core::schema::emit_json(&e, stoic_core::schema::Dialect::RUST);
+            serde_json::from_str::<Value>(&text).unwrap()
+        }));
     }
     (outputs, events)
 }

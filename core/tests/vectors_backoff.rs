@@ -23,7 +23,7 @@ fn spec_of(case: &Value) -> BackoffSpec {
             case["name"]
         );
     }
-    serde_json::from_value(spec.clone()).unwrap()
+    vectors::shape(spec)
 }
 
 fn array<'a>(case: &'a Value, key: &str) -> &'a Vec<Value> {

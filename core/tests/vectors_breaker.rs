@@ -34,8 +34,8 @@ fn instant_json(i: Option<Instant>) -> Value {
 
 fn run(scenario: &Value, restore_every_step: bool) {
     let id = scenario["id"].as_str().expect("id");
-    let config: BreakerConfig = serde_json::from_value(scenario["config"].clone())
-        .unwrap_or_else(|e| panic!("{id}: config: {e}"));
+    let config: BreakerConfig =
+        vectors::read(&scenario["config"]).unwrap_or_else(|e| panic!("{id}: config: {e}"));
     config.validate().unwrap_or_else(|e| panic!("{id}: {e}"));
     let mut breaker = Breaker::new(config);
     let mut permits: BTreeMap<String, Permit> = BTreeMap::new();
@@ -158,9 +158,7 @@ fn check(
                 }
                 other => panic!("{ctx}: {key} expected, state is {other:?}"),
             },
-            "window" => {
-                serde_json::to_value(breaker.window_counts(now).expect("no window")).unwrap()
-            }
+            "window" => vectors::wire(&breaker.window_counts(now).expect("no window")),
             "next_timeout_ms" => instant_json(breaker.next_timeout()),
             "transitions" => Value::Array(drained.clone()),
             other => panic!("{ctx}: unknown expect key {other}"),
@@ -262,9 +260,8 @@ fn file_shape_and_upstream_coverage() {
 fn configs_round_trip_through_json() {
     let doc = load();
     for s in scenarios(&doc) {
-        let config: BreakerConfig = serde_json::from_value(s["config"].clone()).unwrap();
-        let back: BreakerConfig =
-            serde_json::from_value(serde_json::to_value(&config).unwrap()).unwrap();
+        let config: BreakerConfig = vectors::read(&s["config"]).unwrap();
+        let back: BreakerConfig = vectors::read(&vectors::wire(&config)).unwrap();
         assert_eq!(back, config, "{}", s["id"]);
     }
 }

@@ -95,8 +95,7 @@ impl Runner {
                 self.budget.on_attempt_success(now, ticket);
             }
             ("reconfigure", None) => {
-                let config: RetryBudgetConfig =
-                    serde_json::from_value(step["config"].clone()).unwrap();
+                let config: RetryBudgetConfig = vectors::read(&step["config"]).unwrap();
                 self.budget
                     .reconfigure(config)
                     .unwrap_or_else(|e| panic!("{here}: {e}"));
@@ -104,7 +103,7 @@ impl Runner {
             (other, None) => panic!("{here}: unknown op {other}"),
         }
         let events: Vec<Value> = std::iter::from_fn(|| self.budget.poll_event())
-            .map(|event| serde_json::to_value(event).unwrap())
+            .map(|event| vectors::wire(&event))
             .collect();
 
         // Every intermediate state survives a snapshot round trip.
@@ -131,7 +130,10 @@ impl Runner {
                 "tokens" => json!(status.token_bucket.map(|bucket| bucket.tokens)),
                 "grpc_milli_tokens" => json!(status.grpc.map(|grpc| grpc.milli_tokens)),
                 "run_cap_used" => json!(status.run_cap.map(|cap| cap.used)),
-                "ratio" => serde_json::to_value(status.ratio).unwrap(),
+                "ratio" => status
+                    .ratio
+                    .as_ref()
+                    .map_or(Value::Null, |r| vectors::wire(r)),
                 "events" => Value::Array(events.clone()),
                 _ => unreachable!(),
             };
@@ -156,8 +158,8 @@ fn scenarios() {
             scenario["source"].as_str().is_some_and(|s| !s.is_empty()),
             "{id}: source"
         );
-        let config: RetryBudgetConfig = serde_json::from_value(scenario["config"].clone())
-            .unwrap_or_else(|e| panic!("{id}: config: {e}"));
+        let config: RetryBudgetConfig =
+            vectors::read(&scenario["config"]).unwrap_or_else(|e| panic!("{id}: config: {e}"));
         let budget = RetryBudget::new(config).unwrap_or_else(|e| panic!("{id}: {e}"));
         let mut runner = Runner {
             budget,
@@ -181,7 +183,7 @@ fn config_errors() {
     for case in cases {
         // Read and checked as a policy's config would be (fields start at `budget`).
         let doc = serde_json::json!({"seed": 1, "budget": case["config"]});
-        let value = stoic_core::schema::Value::from(&doc);
+        let value = stoic_core::schema::Value::from_json(&doc.to_string()).unwrap();
         let error = stoic_core::Config::from_value(&value, stoic_core::schema::Dialect::RUST)
             .expect_err(&case.to_string());
         assert_eq!(error.code().as_str(), case["code"], "{case}");

@@ -152,7 +152,7 @@ fn server_hint_cases() {
                 ));
             }
             // The wire shape of a hint is the vector's shape (minus delay_ms for bounded).
-            let json = serde_json::to_value(hint).unwrap();
+            let json = vectors::wire(&hint);
             assert_eq!(json["kind"], expected["kind"], "{description}");
             assert_eq!(json["source"], expected["source"], "{description}");
         }

@@ -91,9 +91,7 @@ fn run_scenario(file: &str, scenario: &Value) {
                     let attempts = per_call["max_attempts"]
                         .as_u64()
                         .map(|n| u32::try_from(n).unwrap());
-                    let backoff = per_call
-                        .get("backoff")
-                        .map(|b| serde_json::from_value(b.clone()).unwrap());
+                    let backoff = per_call.get("backoff").map(|b| vectors::read(b).unwrap());
                     policy.overrides(attempts, backoff).unwrap()
                 });
                 if let Some(overrides) = overrides.as_ref() {
@@ -105,7 +103,7 @@ fn run_scenario(file: &str, scenario: &Value) {
             "before_attempt" => {
                 let call = calls.get_mut(&name).unwrap();
                 let admission: Admission = policy.before_attempt(now, call);
-                check(&context, &serde_json::to_value(&admission).unwrap(), step);
+                check(&context, &vectors::wire(&admission), step);
             }
             "outcome" => {
                 let call = calls.get_mut(&name).unwrap();
@@ -144,12 +142,12 @@ fn run_scenario(file: &str, scenario: &Value) {
                 }
                 checked.unwrap_or_else(|e| panic!("{context}: {e}"));
                 let decision: Decision = policy.on_outcome(now, call, outcome);
-                check(&context, &serde_json::to_value(&decision).unwrap(), step);
+                check(&context, &vectors::wire(&decision), step);
             }
             "cancel" => {
                 let call = calls.get_mut(&name).unwrap();
                 let give_up = policy.cancel(now, call);
-                let mut value = serde_json::to_value(&give_up).unwrap();
+                let mut value = vectors::wire(&give_up);
                 value["kind"] = json!("give_up");
                 check(&context, &value, step);
             }
@@ -168,7 +166,7 @@ fn run_scenario(file: &str, scenario: &Value) {
                 let mut events = Vec::new();
                 while let Some(event) = policy.poll_event() {
                     if filter.is_empty() || filter.contains(&event.code()) {
-                        events.push(serde_json::to_value(&event).unwrap());
+                        events.push(vectors::wire(&event));
                     }
                 }
                 let expect = step["expect"].as_array().unwrap();
@@ -179,23 +177,22 @@ fn run_scenario(file: &str, scenario: &Value) {
             }
             "breaker_state" => {
                 let state = policy.breaker_state(step["scope"].as_str().unwrap_or_default());
+                let state = state.map(|s| s.code());
                 check(&context, &json!({ "state": state }), step);
             }
             "metrics" => {
                 let scope = step["scope"].as_str().unwrap_or("default");
                 let metrics = policy.metrics();
-                check(
-                    &context,
-                    &serde_json::to_value(metrics.get(scope).unwrap()).unwrap(),
-                    step,
-                );
+                check(&context, &vectors::wire(metrics.get(scope).unwrap()), step);
             }
             "budget_status" => {
                 let status = policy.budget_status(now, step["scope"].as_str().unwrap_or_default());
-                check(&context, &serde_json::to_value(status).unwrap(), step);
+                let status = status.as_ref().map_or(Value::Null, |s| vectors::wire(s));
+                check(&context, &status, step);
             }
             "next_timeout" => {
-                check(&context, &json!({ "at": policy.next_timeout() }), step);
+                let at = policy.next_timeout().map(Instant::as_millis);
+                check(&context, &json!({ "at": at }), step);
             }
             "snapshot_restore" => {
                 // A new process: same config, state restored from JSON text.

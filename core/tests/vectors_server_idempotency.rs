@@ -13,10 +13,11 @@ fn server_decisions() {
     assert!(cases.len() >= 10);
     for case in cases {
         let config: ServerIdempotencyConfig = match case.get("config") {
-            Some(c) => serde_json::from_value(c.clone()).unwrap(),
+            Some(c) => vectors::read(c).unwrap(),
             None => ServerIdempotencyConfig::default(),
         };
-        let stored: Option<StoredEntry> = serde_json::from_value(case["stored"].clone()).unwrap();
+        let stored: Option<StoredEntry> =
+            (!case["stored"].is_null()).then(|| vectors::read(&case["stored"]).unwrap());
         let decision = decide(
             &config,
             case["now_unix_ms"].as_u64().unwrap(),
@@ -25,7 +26,7 @@ fn server_decisions() {
             stored.as_ref(),
         );
         assert_eq!(
-            serde_json::to_value(&decision).unwrap(),
+            vectors::wire(&decision),
             case["expected"],
             "{}",
             case["name"]

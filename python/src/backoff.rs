@@ -44,7 +44,7 @@ impl Backoff {
             if let Some(obj) = obj {
                 let value =
                     from_py(obj, key, Numbers::Plain).map_err(|e| value_config_error(py, e))?;
-                entries.push((key.to_owned(), Value::from(&value)));
+                entries.push((key.to_owned(), value));
             }
         }
         // The seed is checked by the core's schema, as in JavaScript: a

@@ -1,14 +1,16 @@
-//! Python values to JSON-like data (bounded in depth, cycles refused), and
-//! the clock's seconds <-> the core's milliseconds for the numbers that
-//! cross as arguments (`now`, `duration`).
+//! Python values to the core's documents (`stoic_core::schema::Value`:
+//! bounded in depth, cycles refused), and the clock's seconds <-> the core's
+//! milliseconds for the numbers that cross as arguments (`now`, `duration`).
 //!
 //! Documents (configs, results, data handed back) are the schema's
 //! business (`crate::document`): the core's declaration of each field says
 //! which are durations, so nothing here knows a field's name.
 
+use std::collections::BTreeMap;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
-use serde_json::{Map, Number, Value};
+use stoic_core::schema::Value;
 
 /// Float seconds to whole milliseconds, rounded to the nearest (so a time
 /// that went through `ms / 1000` comes back exact). Negative and NaN clamp
@@ -86,10 +88,11 @@ pub(crate) enum Numbers {
     Config,
 }
 
-/// A Python value as JSON: dicts (string keys), lists, tuples, strings,
-/// ints, floats, bools and None. Integers beyond 64 bits are kept (as a
-/// double) only where a double says exactly that integer; the others are
-/// refused, since as a double they would stand for many integers at once.
+/// A Python value as a document: dicts (string keys, in key order), lists,
+/// tuples, strings, ints, floats, bools and None. Integers beyond 64 bits
+/// are kept (as a double) only where a double says exactly that integer; the
+/// others are refused, since as a double they would stand for many integers
+/// at once.
 pub(crate) fn from_py(
     obj: &Bound<'_, PyAny>,
     path: &str,
@@ -119,10 +122,10 @@ fn from_py_within(
     }
     if obj.is_instance_of::<PyInt>() {
         if let Ok(u) = obj.extract::<u64>() {
-            return Ok(Value::Number(u.into()));
+            return Ok(Value::Int(i128::from(u)));
         }
         if let Ok(i) = obj.extract::<i64>() {
-            return Ok(Value::Number(i.into()));
+            return Ok(Value::Int(i128::from(i)));
         }
         // Beyond 64 bits: kept only where a double says exactly this integer
         // (its value, or its RFC 8785 form), as the core's own rule for
@@ -143,7 +146,7 @@ fn from_py_within(
     }
     if let Ok(s) = obj.cast::<PyString>() {
         return match s.to_str() {
-            Ok(text) => Ok(Value::String(text.to_owned())),
+            Ok(text) => Ok(Value::Text(text.to_owned())),
             Err(_) => Err(PyValueError::Surrogate {
                 path: path.to_owned(),
             }),
@@ -179,7 +182,9 @@ fn from_py_within(
     })
 }
 
-/// A dict, list or tuple, its items walked one level deeper.
+/// A dict, list or tuple, its items walked one level deeper. A dict's
+/// entries come in key order, a key written twice (`404` and `"404"` in a
+/// config) keeping its last value.
 fn container(
     obj: &Bound<'_, PyAny>,
     path: &str,
@@ -187,7 +192,7 @@ fn container(
     open: &mut Vec<usize>,
 ) -> Result<Value, PyValueError> {
     if let Ok(dict) = obj.cast::<PyDict>() {
-        let mut map = Map::new();
+        let mut map = BTreeMap::new();
         for (key, item) in dict.iter() {
             let int_key = numbers == Numbers::Config
                 && key.cast::<pyo3::types::PyInt>().is_ok()
@@ -212,7 +217,7 @@ fn container(
             let value = from_py_within(&item, &here, numbers, open)?;
             map.insert(key.to_owned(), value);
         }
-        return Ok(Value::Object(map));
+        return Ok(Value::Map(map.into_iter().collect()));
     }
     // A list or a tuple (the only other containers `from_py_within` passes).
     let mut items = Vec::new();
@@ -221,13 +226,15 @@ fn container(
         let here = format!("{path}[{index}]");
         items.push(from_py_within(&item, &here, numbers, open)?);
     }
-    Ok(Value::Array(items))
+    Ok(Value::List(items))
 }
 
 fn float(f: f64, path: &str) -> Result<Value, PyValueError> {
-    Number::from_f64(f)
-        .map(Value::Number)
-        .ok_or_else(|| PyValueError::NonFinite {
+    if f.is_finite() {
+        Ok(Value::Float(f))
+    } else {
+        Err(PyValueError::NonFinite {
             path: path.to_owned(),
         })
+    }
 }

@@ -17,10 +17,7 @@ use crate::errors::{config_error, usage_error_at, value_config_error};
 pub(crate) fn doc_of(py: Python<'_>, given: Option<&Bound<'_, PyAny>>) -> PyResult<Value> {
     match given {
         None => Ok(Value::Map(Vec::new())),
-        Some(obj) => {
-            let json = from_py(obj, "", Numbers::Config).map_err(|e| value_config_error(py, e))?;
-            Ok(Value::from(&json))
-        }
+        Some(obj) => from_py(obj, "", Numbers::Config).map_err(|e| value_config_error(py, e)),
     }
 }
 

@@ -17,7 +17,7 @@ use crate::text::{LossyText, StrictText};
 /// A Python value as JSON text (for the key helpers).
 fn json_text(py: Python<'_>, obj: &Bound<'_, PyAny>) -> PyResult<String> {
     let value = from_py(obj, "", Numbers::Plain).map_err(|e| value_input_error(py, e))?;
-    Ok(value.to_string())
+    Ok(value.to_json_text())
 }
 
 /// RFC 8785 canonical JSON of a Python value (dicts, lists, str, int,

@@ -1,6 +1,4 @@
-//! Breaker configuration: plain serde data, validated once.
-
-use serde::{Deserialize, Serialize};
+//! Breaker configuration: plain data, validated once.
 
 use crate::error::ConfigError;
 
@@ -20,8 +18,9 @@ pub const MAX_TIME_BUCKETS: u32 = 1_000;
 ///
 /// The defaults are the seed's: trip after 5 consecutive failures (`>=`), stay
 /// open 60 s, then let 1 probe at a time through and close after 2 successes.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct BreakerConfig {
     /// When the closed breaker opens.
     pub trip: TripRule,
@@ -43,8 +42,9 @@ impl Default for BreakerConfig {
 
 /// How the half-open breaker probes: how many calls it lets through at once
 /// and how many must succeed before it closes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct HalfOpenConfig {
     /// Probes allowed in flight at the same time (a counting semaphore:
     /// a finished or released probe frees its slot). Must be at least 1.
@@ -66,10 +66,9 @@ impl Default for HalfOpenConfig {
 /// Whether a trip comparison is `>=` or `>`. Explicit because libraries
 /// disagree: pybreaker, resilience4j, Polly and cockatiel's consecutive
 /// breaker use `>=`; gobreaker's default and cockatiel's count breaker use `>`.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Compare {
     /// Trip when the measure is greater than or equal to the threshold.
     #[default]
@@ -118,17 +117,21 @@ fn default_threshold() -> u32 {
 /// trip a failure-rate breaker once it completes the minimum throughput, as in
 /// resilience4j; Polly and cockatiel evaluate on failures only).
 /// Read from configs through the schema (`crate::schema`), with `kind`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)
+)]
 pub enum TripRule {
     /// Trip when the number of failures in a row compares against
     /// `threshold` (`failures >= threshold` by default). A success resets it.
     ConsecutiveFailures {
         /// The failure count to compare against; at least 1.
-        #[serde(default = "default_threshold")]
+        #[cfg_attr(feature = "serde", serde(default = "default_threshold"))]
         threshold: u32,
         /// `>=` (default) or `>`.
-        #[serde(default)]
+        #[cfg_attr(feature = "serde", serde(default))]
         compare: Compare,
     },
     /// Trip when the window holds at least `minimum_throughput` calls and the
@@ -142,10 +145,10 @@ pub enum TripRule {
         /// Calls the window must hold before the rate is trusted; at least 1.
         minimum_throughput: u32,
         /// `>=` (default) or `>`; also used for the slow-call rate.
-        #[serde(default)]
+        #[cfg_attr(feature = "serde", serde(default))]
         compare: Compare,
         /// Optionally trip on slow successes too.
-        #[serde(default)]
+        #[cfg_attr(feature = "serde", serde(default))]
         slow_call: Option<SlowCall>,
     },
 }
@@ -191,8 +194,9 @@ impl TripRule {
 /// Slow successes: a success that took at least `duration_ms` counts as slow,
 /// and the breaker trips when slow calls / calls compares against `rate`.
 /// Failures are never counted as slow (they already weigh in the failure rate).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct SlowCall {
     /// A success at least this long is slow; at least 1.
     pub duration_ms: u64,
@@ -215,8 +219,12 @@ pub struct SlowCall {
 ///
 /// A **count** window holds the outcomes of the last `size` calls.
 /// Read from configs through the schema (`crate::schema`), with `kind`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)
+)]
 pub enum Window {
     /// The last `size` calls (1 ..= 10 000).
     Count {

@@ -1,12 +1,14 @@
 //! The breaker's states and the plain values it hands out.
 
-use serde::{Deserialize, Serialize};
-
 use crate::time::Instant;
 
 /// A breaker state, carrying the data that only matters in that state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(
+    feature = "serde",
+    serde(tag = "kind", rename_all = "snake_case", deny_unknown_fields)
+)]
 pub enum BreakerState {
     /// Calls flow; outcomes are counted. A failure-rate rule's window lives
     /// beside the state (see [`super::Breaker::window_counts`]).
@@ -44,8 +46,9 @@ impl BreakerState {
 }
 
 /// A state's name without its data: what a gauge or a log line shows.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BreakerStateCode {
     /// `"closed"`.
     Closed,
@@ -90,23 +93,25 @@ impl BreakerStateCode {
 /// [`super::Breaker::release`]. The generation ties it to the state it was
 /// issued in: once the breaker has changed state, its outcome is ignored, so a
 /// slow call admitted before a trip cannot corrupt the state after it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Permit {
     /// The breaker generation the permit was issued in.
     pub generation: u64,
     /// The permit's serial number (from 1, never reused by a breaker): a
     /// permit handed back twice, or one the breaker never issued, is
     /// ignored instead of counted again.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub id: u64,
     /// Whether the call is a half-open probe (it holds a probe slot).
     pub probe: bool,
 }
 
 /// Why a call was not admitted.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum RejectReason {
     /// The breaker is open and its cooldown has not elapsed.
     CircuitOpen,
@@ -126,8 +131,9 @@ impl RejectReason {
 }
 
 /// A refused call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Rejected {
     /// Why.
     pub reason: RejectReason,
@@ -138,8 +144,9 @@ pub struct Rejected {
 }
 
 /// Why the breaker changed state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum TransitionReason {
     /// Closed -> open: too many failures in a row.
     ConsecutiveFailures,
@@ -195,8 +202,9 @@ impl TransitionReason {
 
 /// A state change, queued for the host to drain with
 /// [`super::Breaker::poll_transition`] (for logs, metrics and alerts).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct Transition {
     /// The state left.
     pub from: BreakerStateCode,
@@ -220,18 +228,21 @@ mod tests {
             BreakerStateCode::HalfOpen,
         ] {
             assert_eq!(BreakerStateCode::from_code(c.code()), Some(c));
+            #[cfg(feature = "serde")]
             assert_eq!(
                 serde_json::to_value(c).unwrap(),
                 serde_json::json!(c.code())
             );
         }
         assert_eq!(BreakerStateCode::from_code("half-open"), None);
+        #[cfg(feature = "serde")]
         for r in [RejectReason::CircuitOpen, RejectReason::HalfOpenFull] {
             assert_eq!(
                 serde_json::to_value(r).unwrap(),
                 serde_json::json!(r.code())
             );
         }
+        #[cfg(feature = "serde")]
         for r in TransitionReason::ALL {
             assert_eq!(
                 serde_json::to_value(r).unwrap(),
@@ -247,12 +258,12 @@ mod tests {
             until: Instant::from_millis(9),
         };
         assert_eq!(
-            serde_json::to_value(s).unwrap(),
+            crate::schema::json::value(&s),
             serde_json::json!({"kind": "open", "since": 5, "until": 9})
         );
         assert_eq!(s.code(), BreakerStateCode::Open);
         let h: BreakerState =
-            serde_json::from_str(r#"{"kind":"half_open","probes_in_flight":1,"successes":0}"#)
+            crate::schema::json::read(r#"{"kind":"half_open","probes_in_flight":1,"successes":0}"#)
                 .unwrap();
         assert_eq!(h.code(), BreakerStateCode::HalfOpen);
     }

@@ -2,13 +2,12 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use super::config::Window;
 use crate::time::Instant;
 
 /// What a failure-rate window holds at one instant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WindowCounts {
     /// Calls recorded (successes, slow successes and failures).
     pub calls: u64,

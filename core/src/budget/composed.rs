@@ -2,8 +2,6 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use super::grpc::{GrpcThrottle, GrpcThrottleConfig};
 use super::ratio::{RatioBudget, RatioConfig, Withdrawal};
 use super::run_cap::{RunCap, RunCapConfig};
@@ -31,24 +29,25 @@ pub const EVENT_QUEUE_CAPACITY: usize = 16;
 /// traffic, so it is safe for any scope (at most 10 % extra load plus a small
 /// floor); the others encode a specific ecosystem's numbers or a run length
 /// that only the user knows.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct RetryBudgetConfig {
     /// The [`RatioBudget`]; on by default.
-    #[serde(default = "default_ratio")]
+    #[cfg_attr(feature = "serde", serde(default = "default_ratio"))]
     pub ratio: Option<RatioConfig>,
     /// The [`RunCap`]; off by default.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub run_cap: Option<RunCapConfig>,
     /// The [`TokenBucket`]; off by default.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub token_bucket: Option<TokenBucketConfig>,
     /// The [`GrpcThrottle`]; off by default.
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub grpc: Option<GrpcThrottleConfig>,
 }
 
-#[allow(clippy::unnecessary_wraps)] // serde's `default = "..."` needs a function
+#[allow(clippy::unnecessary_wraps)] // the `serde` feature's `default = "..."` needs a function
 fn default_ratio() -> Option<RatioConfig> {
     Some(RatioConfig::default())
 }
@@ -81,17 +80,21 @@ impl RetryBudgetConfig {
 /// Plain data, so a binding can pass it through. It ends once: a ticket
 /// handed back a second time, or one the budget never issued, is ignored
 /// (its serial `id` is no longer, or never was, open).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[must_use]
 pub struct RetryTicket {
     /// The ticket's serial number (from 1, never reused by a budget).
-    #[serde(default)]
+    #[cfg_attr(feature = "serde", serde(default))]
     pub id: u64,
     /// Tokens the token bucket took for this retry (`None` if it is off).
     pub token_cost: Option<u32>,
     /// The ratio budget's concurrency-floor slot this retry holds, if it was
     /// granted on the floor; freed by [`RetryBudget::release`].
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(
+        feature = "serde",
+        serde(default, skip_serializing_if = "Option::is_none")
+    )]
     pub floor_slot: Option<Instant>,
 }
 
@@ -99,7 +102,8 @@ pub struct RetryTicket {
 ///
 /// When several refuse at once, `budget` is the first in the fixed order
 /// `ratio`, `run_cap`, `token_bucket`, `grpc` (each still gets its event).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Refusal {
     /// The budget that refused.
     pub budget: BudgetKind,
@@ -116,12 +120,13 @@ impl Refusal {
 
 /// Side information for the host's logs and metrics, drained with
 /// [`RetryBudget::poll_event`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind"))]
 pub enum BudgetEvent {
     /// A budget refused a retry. Queued once per budget until that budget
     /// allows a retry again, so a storm logs one line, not thousands.
-    #[serde(rename = "budget_exhausted")]
+    #[cfg_attr(feature = "serde", serde(rename = "budget_exhausted"))]
     Exhausted {
         /// Which budget.
         budget: BudgetKind,
@@ -149,7 +154,8 @@ impl BudgetEvent {
 }
 
 /// A read-only view of every enabled budget, for metrics, bindings and tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct BudgetStatus {
     /// The ratio budget's window, if on.
     pub ratio: Option<RatioStatus>,
@@ -162,7 +168,8 @@ pub struct BudgetStatus {
 }
 
 /// The ratio budget's window at a given time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RatioStatus {
     /// First attempts in the window.
     pub requests: u64,
@@ -173,7 +180,8 @@ pub struct RatioStatus {
 }
 
 /// The run cap's usage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RunCapStatus {
     /// Retries taken so far.
     pub used: u32,
@@ -182,7 +190,8 @@ pub struct RunCapStatus {
 }
 
 /// The token bucket's fill.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct TokenBucketStatus {
     /// Tokens available.
     pub tokens: u32,
@@ -191,7 +200,8 @@ pub struct TokenBucketStatus {
 }
 
 /// The gRPC throttle's fill, in thousandths of a token.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct GrpcStatus {
     /// Tokens now, in thousandths.
     pub milli_tokens: u32,

@@ -1,7 +1,5 @@
 //! gRPC A6 `retryThrottling`.
 
-use serde::{Deserialize, Serialize};
-
 use super::to_milli;
 use crate::error::ConfigError;
 
@@ -11,8 +9,9 @@ pub const MAX_GRPC_TOKENS: u32 = 1000;
 /// Settings of a [`GrpcThrottle`], as in a gRPC service config's
 /// `"retryThrottling": {"maxTokens": 10, "tokenRatio": 0.1}` (snake_case here).
 /// The defaults are A6's example.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct GrpcThrottleConfig {
     /// Tokens in a full throttle, an integer in `1..=1000`.
     pub max_tokens: u32,
@@ -281,7 +280,7 @@ mod tests {
     }
 
     #[test]
-    fn serde_round_trip() {
+    fn snapshot_round_trip() {
         let mut t = GrpcThrottle::new(GrpcThrottleConfig::default()).unwrap();
         t.on_failure();
         let json = crate::state::write_snapshot(&t);

@@ -1,7 +1,5 @@
 //! Retries as a share of first attempts over a sliding window (Finagle / tower).
 
-use serde::{Deserialize, Serialize};
-
 use super::to_milli;
 use crate::error::ConfigError;
 use crate::ring::BucketRing;
@@ -56,8 +54,9 @@ pub const MAX_WINDOW_MS: u64 = 86_400_000;
 /// retries of a five-attempt policy, while a scope whose every call fails at a
 /// few calls per second still stays within about 10-20 % extra load. Services
 /// with heavy traffic can raise it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct RatioConfig {
     /// Retries allowed per first attempt in the window (0.1 = 10 %). Read to
     /// thousandths: decimals beyond the third are ignored.
@@ -579,7 +578,7 @@ mod tests {
     }
 
     #[test]
-    fn serde_round_trip() {
+    fn snapshot_round_trip() {
         let mut b = RatioBudget::new(RatioConfig::default()).unwrap();
         b.on_request(at(7));
         assert!(b.try_withdraw(at(9)).granted());

@@ -1,10 +1,9 @@
 //! A lifetime cap on retries ("per run").
 
-use serde::{Deserialize, Serialize};
-
 /// Settings of a [`RunCap`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct RunCapConfig {
     /// Retries allowed for the lifetime of the policy. 0 is valid and means
     /// "never retry" (a kill switch that keeps the rest of the config).
@@ -109,7 +108,7 @@ mod tests {
     }
 
     #[test]
-    fn serde_round_trip() {
+    fn snapshot_round_trip() {
         let mut cap = RunCap::new(RunCapConfig { max_retries: 7 });
         assert!(cap.try_withdraw());
         let json = crate::state::write_snapshot(&cap);

@@ -1,14 +1,13 @@
 //! The AWS SDK standard-mode retry quota.
 
-use serde::{Deserialize, Serialize};
-
 use super::RetryCost;
 use crate::error::ConfigError;
 
 /// A named set of AWS parameters, so a config says which AWS behaviour it
 /// mirrors instead of copying numbers that AWS is about to change.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum TokenBucketProfile {
     /// Standard mode as shipped 2020-2026 (botocore `quota.py`, aws-sdk-js-v3
     /// `constants.ts`): 500 tokens, a retry costs 5, a retry after a timeout 10,
@@ -18,7 +17,7 @@ pub enum TokenBucketProfile {
     /// Updated standard mode (`AWS_NEW_RETRIES_2026=true`, the default from
     /// November 2026): 500 tokens, a retry costs 14 (timeouts included), a retry
     /// after throttling 5, a success without retry refunds 1.
-    #[serde(rename = "aws_2026")]
+    #[cfg_attr(feature = "serde", serde(rename = "aws_2026"))]
     Aws2026,
 }
 
@@ -66,8 +65,9 @@ impl TokenBucketProfile {
 ///
 /// All are whole tokens: both AWS parameter sets are integers, so no
 /// fixed-point scaling is needed here (unlike [`GrpcThrottle`](super::GrpcThrottle)).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct TokenBucketParams {
     /// Tokens in a full bucket; the bucket starts full.
     pub capacity: u32,
@@ -85,25 +85,26 @@ impl TokenBucketParams {}
 
 /// Settings of a [`TokenBucket`]: a profile, plus optional overrides of any of
 /// its numbers (`{"profile": "aws_2026", "capacity": 1000}`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct TokenBucketConfig {
     /// The parameter set to start from.
     pub profile: TokenBucketProfile,
     /// Overrides the profile's capacity (0 is valid: never retry).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub capacity: Option<u32>,
     /// Overrides the profile's retry cost (at least 1).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub retry_cost: Option<u32>,
     /// Overrides the profile's cost after a timeout (at least 1).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub timeout_retry_cost: Option<u32>,
     /// Overrides the profile's cost after throttling (at least 1).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub throttling_retry_cost: Option<u32>,
     /// Overrides the profile's refund for a success without retry.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub success_refund: Option<u32>,
 }
 
@@ -366,18 +367,18 @@ mod tests {
             assert_eq!(TokenBucketProfile::from_code(profile.code()), Some(profile));
         }
         let config: TokenBucketConfig =
-            serde_json::from_str(r#"{"profile":"aws_2026","capacity":30}"#).unwrap();
+            crate::schema::json::read(r#"{"profile":"aws_2026","capacity":30}"#).unwrap();
         assert_eq!(config.resolve().capacity, 30);
         assert_eq!(config.resolve().retry_cost, 14);
         assert_eq!(
-            serde_json::to_string(&config).unwrap(),
+            crate::schema::json::text(&config),
             r#"{"profile":"aws_2026","capacity":30}"#
         );
-        assert!(serde_json::from_str::<TokenBucketConfig>(r#"{"capacty":30}"#).is_err());
+        assert!(crate::schema::json::read::<TokenBucketConfig>(r#"{"capacty":30}"#).is_err());
     }
 
     #[test]
-    fn serde_round_trip_and_rejects_overfull() {
+    fn snapshot_round_trip_and_rejects_overfull() {
         let mut b = bucket(TokenBucketConfig::default());
         assert!(b.try_acquire(RetryCost::Normal).is_some());
         let json = crate::state::write_snapshot(&b);

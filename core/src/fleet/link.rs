@@ -24,8 +24,9 @@ pub enum Verdict {
 }
 
 /// Whether decisions see the fleet.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum FleetHealth {
     /// No exchange has succeeded yet: decisions use this process's counts.
     Detached,

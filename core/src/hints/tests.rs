@@ -55,11 +55,14 @@ fn retry_after_seconds_and_dates() {
 }
 
 #[test]
-fn codes_round_trip_and_match_serde() {
+fn codes_round_trip_and_match_the_wire_form() {
     for source in HintSource::ALL {
         assert_eq!(HintSource::from_code(source.code()), Some(source));
-        let json = serde_json::to_string(&source).unwrap();
-        assert_eq!(json, format!("\"{}\"", source.code()));
+        #[cfg(feature = "serde")]
+        assert_eq!(
+            serde_json::to_string(&source).unwrap(),
+            format!("\"{}\"", source.code())
+        );
         if !source.header_name().contains('*') {
             assert_eq!(source.header_name().replace('-', "_"), source.code());
         }
@@ -69,12 +72,13 @@ fn codes_round_trip_and_match_serde() {
         hint_ms: 7,
         source: HintSource::XAmzRetryAfter,
     };
-    let json = serde_json::to_value(h).unwrap();
+    let json = crate::schema::json::value(&h);
     assert_eq!(
         json,
         serde_json::json!({"kind": "bounded", "hint_ms": 7, "source": "x_amz_retry_after"})
     );
-    assert_eq!(serde_json::from_value::<ServerHint>(json).unwrap(), h);
+    let back: ServerHint = crate::schema::json::read(&json.to_string()).unwrap();
+    assert_eq!(back, h);
 }
 
 #[test]

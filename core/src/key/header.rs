@@ -6,8 +6,9 @@
 /// defines the header as an RFC 8941 Structured Field String, which is
 /// quoted, while the APIs that popularised the header (Stripe, Adyen, ...)
 /// take the key bare. A host picks what its server expects.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum KeyHeaderForm {
     /// The key as is: `Idempotency-Key: run-7:charge:9f86d081884c7d65`.
     Bare,

@@ -14,8 +14,6 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
-
 use super::gauge::BreakerGauge;
 use super::window::{Window, WindowCounts};
 use crate::error::ConfigError;
@@ -29,8 +27,9 @@ use crate::time::Instant;
 pub const EVENT_QUEUE_CAPACITY: usize = 32;
 
 /// Thresholds and window for the alert rules.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(default, deny_unknown_fields))]
 pub struct AlertConfig {
     /// Length of the sliding window in ms (default 60 000: "per minute").
     /// Counted in [`super::WINDOW_BUCKETS`] buckets, so the window is exact to
@@ -72,10 +71,9 @@ impl AlertConfig {
 }
 
 /// How bad a rule currently is. Ordered by severity.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum AlertLevel {
     /// The rule does not fire.
     #[default]
@@ -114,8 +112,9 @@ impl AlertLevel {
 
 /// The three rules of "Implementing Smart Retry Logic for Transient Errors".
 /// Every rule fires when `value > threshold` (strict, as the seed writes it).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum AlertRule {
     /// Retry attempts / attempts in the window; fires `warning`.
     RetryRate,
@@ -167,7 +166,8 @@ impl AlertRule {
 }
 
 /// A rule's state as of its last evaluation.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Alert {
     /// Current level.
     pub level: AlertLevel,
@@ -185,8 +185,9 @@ pub struct Alert {
 /// [`super::Metrics::poll_event`]. Serialized with a `kind` tag
 /// (`{"kind":"alert_changed","rule":"retry_rate",...}`) like every value the
 /// bindings hand out.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(tag = "kind", rename_all = "snake_case"))]
 #[non_exhaustive]
 pub enum RecordEvent {
     /// A rule's level changed at `at`.

@@ -1,17 +1,14 @@
 //! The `circuit_breaker_state` gauge: what the metrics export and the
 //! alert rules read of a scope's breaker.
 
-use serde::{Deserialize, Serialize};
-
 /// The `circuit_breaker_state` gauge.
 ///
 /// Serialized as its gauge value, the number a metrics backend stores:
 /// `0` closed, `1` half_open, `2` open. The order is by badness, so
 /// `max_over_time` and "value > 1" mean what they look like.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(try_from = "u8", into = "u8")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(try_from = "u8", into = "u8"))]
 pub enum BreakerGauge {
     /// Calls flow (gauge 0). The state of a scope with no breaker.
     #[default]

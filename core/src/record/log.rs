@@ -3,8 +3,6 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Serialize};
-
 use crate::time::WallClock;
 
 /// What a retry decision concluded, as written in the log line.
@@ -13,8 +11,9 @@ use crate::time::WallClock;
 /// call also stops for reasons that are not "out of attempts" (a
 /// deterministic error, a deadline, an open breaker, an empty budget), and
 /// folding those into `exhausted` would inflate the exhausted alert.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum LogOutcome {
     /// The attempt succeeded; the call is done.
     Success,
@@ -54,7 +53,8 @@ impl LogOutcome {
 
 /// The error an attempt ended with: a stable code for machines (`status_503`,
 /// `connect_timeout`) and a message for people.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LogError {
     /// Stable snake_case code (what dashboards group by).
     pub code: String,
@@ -77,7 +77,8 @@ pub struct LogError {
 /// made, so it is always 0 ([`LogRecord::new`] enforces this). The delay that
 /// preceded attempt N is the `delay_ms` of the previous record for the same
 /// operation.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct LogRecord {
     /// ISO 8601 UTC with milliseconds (`2026-11-30T05:43:25.123Z`), from the
     /// host's wall clock. Years past 9999 are clamped to the last millisecond
@@ -330,11 +331,14 @@ mod tests {
             line.contains(r#""operation":"say \"hi\"\n\\ \u0001 café 🚀""#),
             "{line}"
         );
-        let back: LogRecord = serde_json::from_str(&line).unwrap();
-        assert_eq!(
-            back,
-            sample("say \"hi\"\n\\ \u{1} café 🚀", LogOutcome::Retry)
-        );
+        #[cfg(feature = "serde")]
+        {
+            let back: LogRecord = serde_json::from_str(&line).unwrap();
+            assert_eq!(
+                back,
+                sample("say \"hi\"\n\\ \u{1} café 🚀", LogOutcome::Retry)
+            );
+        }
     }
 
     #[test]
@@ -377,6 +381,7 @@ mod tests {
             LogOutcome::GaveUp,
         ] {
             assert_eq!(LogOutcome::from_code(outcome.code()), Some(outcome));
+            #[cfg(feature = "serde")]
             assert_eq!(
                 serde_json::to_string(&outcome).unwrap(),
                 format!("\"{}\"", outcome.code())

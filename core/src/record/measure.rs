@@ -13,13 +13,12 @@
 
 use std::sync::Arc;
 
-use serde::Serialize;
-
 use super::LogOutcome;
 
 /// One point of a catalogue metric: add `value` to the counter, or record
 /// it in the histogram, under `attributes`.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct MetricPoint {
     /// The metric's OpenTelemetry name, as in [`super::METRICS`].
     pub metric: &'static str,
@@ -61,7 +60,8 @@ impl Attributes {
     }
 }
 
-impl Serialize for Attributes {
+#[cfg(feature = "serde")]
+impl serde::Serialize for Attributes {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.collect_map(self.entries())
     }
@@ -85,12 +85,13 @@ pub struct DecisionNote {
     pub attributes: Attributes,
 }
 
-impl Serialize for DecisionNote {
+#[cfg(feature = "serde")]
+impl serde::Serialize for DecisionNote {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
 
         struct All<'a>(&'a DecisionNote);
-        impl Serialize for All<'_> {
+        impl serde::Serialize for All<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.collect_map(self.0.entries())
             }
@@ -114,7 +115,8 @@ pub enum AttributeValue<'a> {
     Float(f64),
 }
 
-impl Serialize for AttributeValue<'_> {
+#[cfg(feature = "serde")]
+impl serde::Serialize for AttributeValue<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match *self {
             AttributeValue::Text(text) => s.serialize_str(text),

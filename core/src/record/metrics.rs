@@ -1,8 +1,6 @@
 //! Per-scope retry metrics ("Implementing Smart Retry Logic for Transient
 //! Errors", "Retry Metrics to Track").
 
-use serde::{Deserialize, Serialize};
-
 use super::alerts::{Alert, AlertConfig, AlertEvaluator, RecordEvent};
 use super::gauge::BreakerGauge;
 use super::window::WindowCounts;
@@ -21,8 +19,9 @@ pub const RETRY_DURATION_BOUNDS_MS: [u64; 12] = [
 pub const RETRY_DURATION_BUCKETS: usize = RETRY_DURATION_BOUNDS_MS.len() + 1;
 
 /// How a logical call ended, as the metrics count it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum CallOutcome {
     /// Some attempt succeeded.
     Success,
@@ -60,7 +59,8 @@ impl CallOutcome {
 }
 
 /// What the policy knows about a call when it finishes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct CallSummary {
     /// Retries the call made (attempts after the first).
     pub retries: u32,
@@ -78,8 +78,9 @@ pub struct CallSummary {
 /// (Prometheus' `le` bounds), and the last entry counts `d > 120 000`.
 /// Per-bucket counts merge by plain addition and cannot disagree with each
 /// other; [`HistogramSnapshot::cumulative`] gives the Prometheus form.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct HistogramSnapshot {
     /// Per-bucket counts, bounds [`RETRY_DURATION_BOUNDS_MS`] then `+Inf`.
     pub counts: [u64; RETRY_DURATION_BUCKETS],
@@ -127,7 +128,7 @@ impl HistogramSnapshot {
     }
 }
 
-/// What a host exports for one scope: plain data, serde-friendly, mergeable.
+/// What a host exports for one scope: plain data, mergeable.
 ///
 /// Counters never decrease and saturate at `u64::MAX` instead of wrapping.
 ///
@@ -138,8 +139,9 @@ impl HistogramSnapshot {
 /// the two. `as_of_ms` is a monotonic reading, so "newer" is only meaningful
 /// between snapshots taken on the same host clock; across hosts, export the
 /// gauge per scope instead of merging it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(deny_unknown_fields))]
 pub struct MetricsSnapshot {
     /// The latest monotonic `now` the scope had seen when the snapshot was
     /// taken (ms since the host's origin).
@@ -199,10 +201,10 @@ impl MetricsSnapshot {
 /// 13-bucket histogram, a 12-bucket window and an event queue of at most
 /// [`super::EVENT_QUEUE_CAPACITY`].
 ///
-/// The whole state is serde-friendly so a host can save and restore it. All
-/// of it is integers except the `f64` values inside pending events: drain
-/// [`Metrics::poll_event`] before saving if the JSON reader is not exact
-/// for doubles (serde_json is exact only with its `float_roundtrip` feature).
+/// The whole state is a snapshot (`crate::state::write_snapshot`) so a host
+/// can save and restore it. All of it is integers except the `f64` values
+/// inside pending events: drain [`Metrics::poll_event`] before saving if the
+/// JSON reader is not exact for doubles.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Metrics {
     pub(super) clamp: MonotonicClamp,

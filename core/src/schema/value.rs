@@ -158,53 +158,6 @@ impl Value {
             }
         }
     }
-
-    /// The value as JSON (for storing a config; the schema writes only
-    /// finite numbers).
-    #[must_use]
-    pub fn to_json(&self) -> serde_json::Value {
-        match self {
-            Value::Null => serde_json::Value::Null,
-            Value::Bool(b) => serde_json::Value::Bool(*b),
-            Value::Int(i) => u64::try_from(*i)
-                .map(serde_json::Value::from)
-                .or_else(|_| i64::try_from(*i).map(serde_json::Value::from))
-                .unwrap_or(serde_json::Value::Null),
-            Value::Float(f) => serde_json::Number::from_f64(*f)
-                .map_or(serde_json::Value::Null, serde_json::Value::Number),
-            Value::Text(s) => serde_json::Value::String(s.clone()),
-            Value::List(items) => {
-                serde_json::Value::Array(items.iter().map(Value::to_json).collect())
-            }
-            Value::Map(entries) => serde_json::Value::Object(
-                entries
-                    .iter()
-                    .map(|(k, v)| (k.clone(), v.to_json()))
-                    .collect(),
-            ),
-        }
-    }
-}
-
-impl From<&serde_json::Value> for Value {
-    fn from(value: &serde_json::Value) -> Value {
-        match value {
-            serde_json::Value::Null => Value::Null,
-            serde_json::Value::Bool(b) => Value::Bool(*b),
-            serde_json::Value::Number(n) => match (n.as_u64(), n.as_i64()) {
-                (Some(u), _) => Value::Int(i128::from(u)),
-                (None, Some(i)) => Value::Int(i128::from(i)),
-                _ => Value::Float(n.as_f64().unwrap_or(f64::NAN)),
-            },
-            serde_json::Value::String(s) => Value::Text(s.clone()),
-            serde_json::Value::Array(items) => Value::List(items.iter().map(Value::from).collect()),
-            serde_json::Value::Object(map) => Value::Map(
-                map.iter()
-                    .map(|(k, v)| (k.clone(), Value::from(v)))
-                    .collect(),
-            ),
-        }
-    }
 }
 
 /// `n` in decimal, appended: every integer of a result written as JSON

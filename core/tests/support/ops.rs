@@ -6,6 +6,7 @@
 //! also check that the same bytes give the same decisions.
 
 use stoic_core::hints::{HintSource, ServerHint};
+use stoic_core::schema::{emit_json, Dialect};
 use stoic_core::{
     Admission, Call, CallSpec, Config, Decision, Instant, NetworkErrorKind, Outcome, Policy,
     PolicyState,
@@ -130,7 +131,7 @@ pub(crate) fn run(data: &[u8]) -> Vec<String> {
                         assert!(timeout <= left);
                     }
                 }
-                transcript.push(serde_json::to_string(&admission).expect("serializes"));
+                transcript.push(emit_json(&admission, Dialect::RUST));
             }
             2 | 3 => {
                 let hint_byte = b.u8();
@@ -180,7 +181,7 @@ pub(crate) fn run(data: &[u8]) -> Vec<String> {
                     let again = policy.on_outcome(t, call, Outcome::success());
                     assert_eq!(again, decision);
                 }
-                transcript.push(serde_json::to_string(&decision).expect("serializes"));
+                transcript.push(emit_json(&decision, Dialect::RUST));
             }
             4 => now = now.saturating_add(u64::from(arg) * u64::from(b.u8()) * 7),
             5 => now = now.saturating_sub(u64::from(arg)),
@@ -197,7 +198,7 @@ pub(crate) fn run(data: &[u8]) -> Vec<String> {
                     policy.drain();
                 }
                 while let Some(event) = policy.poll_event() {
-                    transcript.push(serde_json::to_string(&event).expect("serializes"));
+                    transcript.push(emit_json(&event, Dialect::RUST));
                 }
             }
             _ => {

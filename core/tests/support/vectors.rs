@@ -38,3 +38,34 @@ pub(crate) fn all_of_kind(kind: &str) -> Vec<(String, Value)> {
         })
         .collect()
 }
+
+/// `item` as the schema writes it in the Rust dialect (what the bindings
+/// write in theirs), as a JSON value to compare with a vector's.
+#[allow(dead_code)]
+pub(crate) fn wire(item: &dyn stoic_core::schema::Emit) -> Value {
+    let text = stoic_core::schema::emit_json(item, stoic_core::schema::Dialect::RUST);
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{text}: {e}"))
+}
+
+/// A vector's value read and checked by the schema as a `T`, as a Rust
+/// caller's document (the bindings read theirs the same way).
+#[allow(dead_code)]
+pub(crate) fn read<T: stoic_core::schema::Section>(
+    value: &Value,
+) -> Result<T, stoic_core::ConfigError> {
+    let document = stoic_core::schema::Value::from_json(&value.to_string())?;
+    stoic_core::schema::decode(&document, stoic_core::schema::Dialect::RUST)
+}
+
+/// A vector's value read by the schema as a `T` without checking its values
+/// (an invalid case's, whose check the test makes itself); a shape problem
+/// panics.
+#[allow(dead_code)]
+pub(crate) fn shape<T: stoic_core::schema::Section>(value: &Value) -> T {
+    use stoic_core::schema::{section, Check, Dialect};
+    let document = stoic_core::schema::Value::from_json(&value.to_string()).unwrap();
+    let mut check = Check::new(Dialect::RUST);
+    let item = section::<T>(&mut check, &document);
+    check.finish().unwrap_or_else(|e| panic!("{value}: {e}"));
+    item
+}

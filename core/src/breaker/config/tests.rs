@@ -1,5 +1,6 @@
 use super::*;
 use crate::error::ConfigErrorCode;
+use crate::schema::json;
 
 fn rate_rule(window: Window, rate: f64, min: u32, compare: Compare) -> BreakerConfig {
     BreakerConfig {
@@ -21,7 +22,7 @@ fn err_field(c: &BreakerConfig) -> (ConfigErrorCode, String) {
 
 #[test]
 fn defaults_are_the_seed() {
-    let c: BreakerConfig = serde_json::from_str("{}").unwrap();
+    let c: BreakerConfig = json::read("{}").unwrap();
     assert_eq!(c, BreakerConfig::default());
     assert_eq!(
         c.trip,
@@ -43,7 +44,7 @@ fn defaults_are_the_seed() {
 
 #[test]
 fn json_shape() {
-    let v = serde_json::to_value(BreakerConfig::default()).unwrap();
+    let v = json::value(&BreakerConfig::default());
     assert_eq!(
         v,
         serde_json::json!({
@@ -52,11 +53,14 @@ fn json_shape() {
             "half_open": {"max_probes": 1, "success_threshold": 2}
         })
     );
-    let c: BreakerConfig = serde_json::from_value(serde_json::json!({
-        "trip": {"kind": "failure_rate", "window": {"kind": "time", "duration_ms": 10000,
-            "buckets": 10}, "failure_rate": 0.5, "minimum_throughput": 5,
-            "slow_call": {"duration_ms": 4000, "rate": 1}}
-    }))
+    let c: BreakerConfig = json::read(
+        &serde_json::json!({
+            "trip": {"kind": "failure_rate", "window": {"kind": "time", "duration_ms": 10000,
+                "buckets": 10}, "failure_rate": 0.5, "minimum_throughput": 5,
+                "slow_call": {"duration_ms": 4000, "rate": 1}}
+        })
+        .to_string(),
+    )
     .unwrap();
     c.validate().unwrap();
     assert_eq!(
@@ -67,7 +71,7 @@ fn json_shape() {
         })
     );
     assert_eq!(c.trip.slow_call().map(|s| s.duration_ms), Some(4000));
-    let back: BreakerConfig = serde_json::from_value(serde_json::to_value(&c).unwrap()).unwrap();
+    let back: BreakerConfig = json::read(&json::text(&c)).unwrap();
     assert_eq!(back, c);
 }
 

@@ -7,7 +7,7 @@ fn at(ms: u64) -> Instant {
 }
 
 fn parse(json: &str) -> RetryBudgetConfig {
-    serde_json::from_str(json).unwrap()
+    crate::schema::json::shape(json)
 }
 
 #[test]
@@ -21,10 +21,10 @@ fn config_defaults_absent_null_and_empty() {
     );
     assert!(all.ratio.is_some() && all.run_cap.is_some());
     assert!(all.token_bucket.is_some() && all.grpc.is_some());
-    assert!(serde_json::from_str::<RetryBudgetConfig>(r#"{"ratios":{}}"#).is_err());
+    assert!(crate::schema::json::read::<RetryBudgetConfig>(r#"{"ratios":{}}"#).is_err());
     // Round trip keeps "off" distinct from "absent".
     for config in [off, all, RetryBudgetConfig::default()] {
-        let json = serde_json::to_string(&config).unwrap();
+        let json = crate::schema::json::text(&config);
         assert_eq!(parse(&json), config);
     }
 }
@@ -90,7 +90,7 @@ fn first_refusing_budget_is_named_and_each_reports_once() {
         ]
     );
     assert_eq!(events[0].message(), "Retry budget exceeded");
-    let json = serde_json::to_string(&events[0]).unwrap();
+    let json = crate::schema::json::text(&events[0]);
     assert_eq!(
         json,
         r#"{"kind":"budget_exhausted","budget":"ratio","at":5}"#
