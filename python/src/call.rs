@@ -12,9 +12,9 @@ use crate::document::py_emit;
 use crate::errors::{input_error, usage_error};
 use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
-use crate::policy::Policy;
 use crate::run::RunQuota;
 use crate::seconds::Secs;
+use crate::shared::Policy;
 use crate::text::LossyText;
 
 /// The core's last answer about this call.

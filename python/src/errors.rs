@@ -2,23 +2,30 @@
 //!
 //! The exception classes are plain Python (`stoic/_errors.py`), so they can
 //! inherit from two bases (`ConfigError(StoicError, ValueError)`) and carry
-//! attributes; the binding imports them when it raises (a cold path).
+//! attributes; the package hands them over once as it is imported
+//! (`registry::register_host`), and the binding never imports them back.
 
 use pyo3::prelude::*;
 use pyo3::types::PyType;
 use stoic_core::{ConfigError, ConfigErrorCode, InputError};
 
 use crate::convert::{PyValueError, MAX_DEPTH};
+use crate::registry::{host, Host};
 
-fn error_type<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyType>> {
-    Ok(py
-        .import("stoic._errors")?
-        .getattr(name)?
-        .cast_into::<PyType>()?)
+/// One of the registered exception classes.
+fn error_type<'py>(
+    py: Python<'py>,
+    pick: fn(&Host) -> &Py<PyType>,
+) -> PyResult<Bound<'py, PyType>> {
+    Ok(pick(host(py)?).bind(py).clone())
 }
 
-fn raise(py: Python<'_>, name: &str, args: (String, &str, String)) -> PyErr {
-    match error_type(py, name).and_then(|t| t.call1(args)) {
+fn input_error_type(host: &Host) -> &Py<PyType> {
+    &host.input_error
+}
+
+fn raise(py: Python<'_>, args: (String, &str, String)) -> PyErr {
+    match error_type(py, input_error_type).and_then(|t| t.call1(args)) {
         Ok(value) => PyErr::from_value(value),
         Err(err) => err,
     }
@@ -29,13 +36,13 @@ fn raise(py: Python<'_>, name: &str, args: (String, &str, String)) -> PyErr {
 /// them in that dialect), every problem as a `ConfigProblem`.
 pub(crate) fn config_error(py: Python<'_>, error: &ConfigError) -> PyErr {
     let raised = (|| -> PyResult<PyErr> {
-        let problem = error_type(py, "ConfigProblem")?;
+        let problem = error_type(py, |h| &h.config_problem)?;
         let problems = error
             .problems()
             .map(|p| problem.call1((p.code().as_str(), p.field(), p.message())))
             .collect::<PyResult<Vec<_>>>()?;
         let problems = pyo3::types::PyTuple::new(py, problems)?;
-        let value = error_type(py, "ConfigError")?.call1((
+        let value = error_type(py, |h| &h.config_error)?.call1((
             error.to_string(),
             error.code().as_str(),
             error.field(),
@@ -68,20 +75,13 @@ pub(crate) fn type_error(field: &str, message: String) -> PyErr {
 
 /// [`usage_error`] naming the argument (`field`), as JavaScript does.
 pub(crate) fn usage_error_at(code: &str, field: &str, message: String) -> PyErr {
-    Python::attach(|py| {
-        raise(
-            py,
-            "InputError",
-            (format!("{code}: {message}"), code, field.to_owned()),
-        )
-    })
+    Python::attach(|py| raise(py, (format!("{code}: {message}"), code, field.to_owned())))
 }
 
 /// `stoic.InputError(message, code)` for a pure helper's rejected input.
 pub(crate) fn input_error(py: Python<'_>, error: &InputError) -> PyErr {
     raise(
         py,
-        "InputError",
         (error.to_string(), error.code().as_str(), String::new()),
     )
 }
@@ -154,9 +154,5 @@ pub(crate) fn value_input_error(py: Python<'_>, error: PyValueError) -> PyErr {
     if let PyValueError::Python(err) = error {
         return err;
     }
-    raise(
-        py,
-        "InputError",
-        (format!("{code}: {message}"), code, String::new()),
-    )
+    raise(py, (format!("{code}: {message}"), code, String::new()))
 }

@@ -15,6 +15,7 @@ mod breaker;
 mod budget;
 mod call;
 mod call_options;
+mod clock;
 mod convert;
 mod document;
 mod errors;
@@ -25,7 +26,9 @@ mod overrides;
 mod parts;
 mod policy;
 mod records;
+mod registry;
 mod run;
+mod shared;
 
 mod ints;
 mod seconds;
@@ -35,7 +38,11 @@ mod text;
 /// The native module. `stoic/__init__.py` re-exports what users need.
 #[pymodule]
 fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add_class::<policy::Policy>()?;
+    registry::keep_module(m);
+    m.add_function(wrap_pyfunction!(registry::register_host, m)?)?;
+    m.add("listening", false)?;
+    m.add_function(wrap_pyfunction!(clock::monotonic, m)?)?;
+    m.add_class::<shared::Policy>()?;
     m.add_class::<call::Call>()?;
     m.add_class::<overrides::CallOverrides>()?;
     m.add_class::<backoff::Backoff>()?;

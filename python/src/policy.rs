@@ -5,7 +5,7 @@
 //! code (a `__del__`, a GC pass) can run while the lock is held, so a
 //! thread can never wait on itself.
 
-use std::sync::{Mutex, MutexGuard, PoisonError};
+use std::sync::Mutex;
 
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
@@ -21,21 +21,10 @@ use crate::errors::{config_error, input_error, usage_error};
 use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, hint, network_kind};
 use crate::overrides::CallOverrides;
+use crate::registry::set_listening;
 use crate::seconds::Secs;
+use crate::shared::Policy;
 use crate::text::{strict_str, LossyText, StrictText};
-
-/// A validated config and the state calls share: breakers, retry budgets
-/// and metrics per scope.
-/// Weak references are allowed so that integrations can keep per-policy
-/// state without keeping a policy alive (`stoic.opentelemetry`).
-#[pyclass(frozen, weakref, module = "stoic._stoic")]
-#[derive(Debug)]
-pub(crate) struct Policy {
-    inner: Mutex<stoic_core::Policy>,
-    records: Option<Py<PyAny>>,
-    /// Called with every event beside `records` (`listen`).
-    listeners: Mutex<Vec<Py<PyAny>>>,
-}
 
 impl Policy {
     /// Wraps a validated core policy for Python, its wall clock paired with
@@ -52,12 +41,6 @@ impl Policy {
             records,
             listeners: Mutex::new(Vec::new()),
         })
-    }
-
-    /// The core policy, locked. A poisoned lock still holds a consistent
-    /// policy (the core never panics mid-update), so it is used as is.
-    pub(crate) fn lock(&self) -> MutexGuard<'_, stoic_core::Policy> {
-        self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -119,11 +102,8 @@ fn host_defaults(py: Python<'_>, doc: &mut Value, records: bool) -> PyResult<()>
 /// real timestamps (what the JS binding does at construction too). A host
 /// on another clock (stoic's testing switch) sets its own pairing.
 fn anchor_wall_clock(py: Python<'_>, policy: &mut stoic_core::Policy) -> PyResult<()> {
-    // The runtimes' clock (`stoic._clock.monotonic`, on the Unix scale).
-    let now: Secs = py
-        .import("stoic._clock")?
-        .call_method0("monotonic")?
-        .extract()?;
+    // The runtimes' clock (`stoic.monotonic`, on the Unix scale).
+    let now = Secs::from(crate::clock::monotonic(py)?);
     let unix: Secs = py.import("time")?.call_method0("time")?.extract()?;
     policy.set_wall_clock(now.instant("monotonic()")?, unix.wall("time.time()")?);
     Ok(())
@@ -228,14 +208,9 @@ impl Policy {
             )));
         }
         // The runtimes skip delivery on calls without `records=` until some
-        // policy has a listener (`_records.listening`).
-        let py = listener.py();
-        py.import("stoic._records")?.setattr("listening", true)?;
-        let mut listeners = self
-            .listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        listeners.push(listener.unbind());
+        // policy has a listener (this module's `listening`).
+        set_listening(listener.py())?;
+        self.listener_list().push(listener.unbind());
         Ok(())
     }
 
@@ -243,10 +218,7 @@ impl Policy {
     /// same function, or the same object's bound method); returns whether
     /// it was there.
     fn unlisten(&self, listener: &Bound<'_, PyAny>) -> bool {
-        let mut listeners = self
-            .listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
+        let mut listeners = self.listener_list();
         let before = listeners.len();
         listeners.retain(|l| {
             let l = l.bind(listener.py());
@@ -258,11 +230,10 @@ impl Policy {
     /// The listeners added with `listen`, in order.
     #[getter]
     fn listeners(&self, py: Python<'_>) -> Vec<Py<PyAny>> {
-        let listeners = self
-            .listeners
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        listeners.iter().map(|l| l.clone_ref(py)).collect()
+        self.listener_list()
+            .iter()
+            .map(|l| l.clone_ref(py))
+            .collect()
     }
 
     /// Whether calls queue their metric points and decisions as `metric`

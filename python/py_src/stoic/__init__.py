@@ -22,6 +22,8 @@ Durations are float seconds everywhere (the engine's ``base_ms`` is
 ``base`` here).
 """
 
+# First: what the native module needs from the package, handed over once.
+from . import _native  # noqa: F401
 from ._classify import Rejected
 from ._clock import Clock, SystemClock, VirtualClock, monotonic
 from ._decorator import RetryingFunction, retry

@@ -12,20 +12,18 @@ import sys
 import time
 from typing import Protocol
 
+from ._stoic import monotonic
+
 __all__ = ["Clock", "SystemClock", "VirtualClock", "async_sleep", "monotonic"]
 
 # ``time.monotonic`` counts from an arbitrary point (the boot, on Linux), so
 # two processes' readings do not compare, and a snapshot taken on a host up
 # for ten days would keep a breaker open for ten days on a host just booted.
-# Offset once to the Unix scale (as JavaScript's ``performance.timeOrigin +
-# performance.now()``), readings stay monotonic within a process and mean
-# the same instant across processes and languages, up to clock skew.
-_UNIX_OFFSET = time.time() - time.monotonic()
-
-
-def monotonic() -> float:
-    """Monotonic seconds on the Unix scale: what the runtimes pass as ``now``."""
-    return _UNIX_OFFSET + time.monotonic()
+# ``monotonic`` (native: every call reads it twice, without a Python frame)
+# adds the offset to the Unix scale taken once (as JavaScript's
+# ``performance.timeOrigin + performance.now()``): readings stay monotonic
+# within a process and mean the same instant across processes and
+# languages, up to clock skew.
 
 
 class Clock(Protocol):

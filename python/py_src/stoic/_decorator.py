@@ -3,8 +3,9 @@
 Per call: ``begin`` (start + admit) and ``on_success`` are the only engine
 calls when the first attempt succeeds; a failure adds one report and one
 admission. Everything else is a closure variable, so the wrapper stays a
-few hundred nanoseconds. The loop itself is ``_executors.sync_loop`` /
-``async_loop``, the one the httpx transports run too.
+few hundred nanoseconds. The loop itself is the step machine of
+``_steps.py``, pumped by ``_executors.sync_loop`` / ``async_loop`` (the
+HTTP integrations' too) and by ``retrying()``.
 
 Each decorated function is its own scope unless ``scope=`` says otherwise
 (a name, or a function of the call's arguments): one failing function
@@ -24,7 +25,7 @@ retries (no attempt starts once it is spent).
 
 from __future__ import annotations
 
-import copy
+import dataclasses
 import functools
 from collections.abc import Callable, Iterable
 from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
@@ -164,7 +165,7 @@ def retry(
         "on_give_up": on_give_up,
         **{name: value for name, value in config.items() if name in OVERRIDABLE},
     }
-    settings = Settings(
+    settings = Settings.build(
         policy=policy,
         config=config,
         records=records,
@@ -188,8 +189,7 @@ def retry(
         if not callable(target):
             raise TypeError(f"@stoic.retry decorates a function, not {type(target).__name__}")
         last = LastCall(_operation(target, settings))
-        own = copy.copy(settings)
-        own.started = last.started
+        own = dataclasses.replace(settings, started=last.started)
         wrapped: Any = functools.wraps(target)(_wrapper(target, own, is_async(target)))
         wrapped.statistics = last.statistics
 
@@ -225,5 +225,4 @@ def _wrapper(fn: Callable[..., Any], s: Settings, asynchronous: bool) -> Callabl
     if asynchronous:
         return async_loop(s, fn, operation)
     # A sync-looking callable may return an awaitable: the call goes on there.
-    s.resume = resumer(fn, s, operation)
-    return sync_loop(s, fn, operation)
+    return sync_loop(dataclasses.replace(s, resume=resumer(fn, s, operation)), fn, operation)

@@ -1,35 +1,28 @@
-"""The retry loop, once: ``sync_loop`` and ``async_loop`` build it.
+"""The pumps of the retry step machine (``_steps.py``) for callables:
+``sync_loop`` and ``async_loop``.
 
-Each returns the function that runs one call: it starts the engine call,
-runs the attempts (``fn(*args, **kwargs)``), reports how each ended
-through ``_steps``, sleeps the engine's delay and asks for the next
-attempt, until the call is over. The decorator's wrapper *is* this
-function (no frame in between: the success path is measured in
-nanoseconds); the httpx transports call it per request. What differs
-between them is data:
+Each returns the function that runs one call: it begins the call, runs the
+attempts (``fn(*args, **kwargs)``), reports how each ended to the steps,
+sleeps the delay they answer and asks for the next attempt, until the call
+is over. The decorator's wrapper *is* this function (no frame in between:
+the success path is measured in nanoseconds), so a call whose scope and key
+are fixed begins without a step of its own (``Steps.begin_args``); the
+httpx transports, the requests adapter, the aiohttp middleware and agent
+runs call it per request. What differs between them is data, the
+``Settings``:
 
 - ``start(clock, *args)`` starts and admits the call (the transports plan
-  it from the request); without it, the call is begun from the
-  ``operation``, ``settings.scope`` and ``settings.key`` (values, or
-  functions of the call's arguments);
-- ``settings.judge(call, clock, settings, result)`` reports a returned
-  value and gives the delay before the next attempt, or None when the call
-  is over (return the value); no judge means every value is a success;
-- ``settings.limit(call, args)`` applies the attempt's limits before it
-  runs (the transports set httpx's timeouts); ``settings.preempt`` bounds
-  an ``async`` attempt by the engine's per-attempt timeout instead;
-- ``settings.discard`` / ``adiscard`` release a retried value (close a
-  response);
-- ``settings.resume`` continues, asynchronously, a call whose sync-looking
-  function returned a coroutine (a lambda around a coroutine function): the
-  caller awaits what the function gave, and the attempts go on there. Only
-  a coroutine: a future or a task a function returns is a value it made
-  on purpose (started in the background), returned as it is.
-
-A ``BaseException`` that is not an ``Exception`` (cancellation, an
-interrupt) and an exception of ``validate=`` or ``classify=`` end the call
-(``cancel``: its breaker permit goes back) and propagate as themselves; the
-hooks (``on_retry=``, ``on_give_up=``, records) never do (``_hooks.py``).
+  it from the request);
+- ``judge`` reports a returned value (no judge: every value is a success);
+- ``limit(call, args)`` applies the attempt's limits before it runs (the
+  transports set the client's timeouts); ``preempt`` bounds an ``async``
+  attempt by the engine's per-attempt timeout instead;
+- ``discard`` / ``adiscard`` release a retried value (close a response);
+- ``resume`` continues, asynchronously, a call whose sync-looking function
+  returned a coroutine (a lambda around a coroutine function): the caller
+  awaits what the function gave, and the attempts go on there. Only a
+  coroutine: a future or a task a function returns is a value it made on
+  purpose (started in the background), returned as it is.
 """
 
 from __future__ import annotations
@@ -38,57 +31,41 @@ from collections.abc import Awaitable, Callable
 from types import CoroutineType
 from typing import Any
 
-from . import _records
+from . import _stoic
 from ._deadline import bounded
 from ._records import deliver
-from ._runtime import Settings, stopped, tell
-from ._steps import failed
-from ._stoic import Call
+from ._runtime import Settings
+from ._steps import Start, Steps
 from .testing import runtime
 
 __all__ = ["async_loop", "sync_loop"]
-
-
-#: Starts and admits a call for the given arguments (the transports' plan).
-Start = Callable[..., Call]
 
 
 def sync_loop(
     s: Settings, fn: Callable[..., Any], operation: str, start: Start | None = None
 ) -> Callable[..., Any]:
     """The function that runs ``fn``'s attempts as one call."""
-    policy, begin, records, fixed_clock = s.policy, s.policy.begin, s.records, s.clock
-    on_retry, started, resume = s.on_retry, s.started, s.resume
-    idempotent, overrides, judge, discard, limit = (
-        s.idempotent,
-        s.overrides,
-        s.judge,
-        s.discard,
-        s.limit,
-    )
-    # Values, or functions of the call's arguments.
-    scope: Any = s.scope
-    key: Any = s.key
-    scope_of = scope if callable(scope) else None
-    key_of = key if callable(key) else None
+    steps = Steps(s, operation, start)
+    begin, raised, retrying, stopped = steps.begin, steps.raised, steps.retrying, steps.stopped
+    policy, records, fixed_clock, started = s.policy, s.records, s.clock, s.started
+    judge, discard, limit, resume = s.judge, s.discard, s.limit, s.resume
+    fast, policy_begin = steps.begin_args is not None, s.policy.begin
+    _op, scope, idempotent, key, overrides = steps.begin_args or (None,) * 5
+    coroutine = CoroutineType
 
     def loop(*args: Any, **kwargs: Any) -> Any:
-        if not runtime.active:  # set_active(False): one attempt, no engine
+        if fast and runtime.plain:
+            clock = fixed_clock or runtime.clock
+            call = policy_begin(clock.monotonic(), operation, scope, idempotent, key, overrides)
+            if started is not None:
+                started(call)
+        elif not runtime.active:  # set_active(False): one attempt, no engine
             return fn(*args, **kwargs)
-        clock = fixed_clock or runtime.clock
-        if start is not None:
-            call = start(clock, *args)
         else:
-            call_key = key if key_of is None else key_of(*args, **kwargs)
-            call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-            call_overrides = overrides if runtime.attempts is None else s.call_overrides()
-            call = begin(
-                clock.monotonic(), operation, call_scope, idempotent, call_key, call_overrides
-            )
-        if started is not None:
-            started(call)
-        last_exception: BaseException | None = None
-        last_result: Any = None
+            clock = fixed_clock or runtime.clock
+            call = begin(clock, args, kwargs)
+        exception: BaseException | None = None
+        result: Any = None
         try:
             while call.admitted:
                 try:
@@ -96,12 +73,12 @@ def sync_loop(
                         limit(call, args)
                     result = fn(*args, **kwargs)
                 except Exception as exc:
-                    delay = failed(call, clock, s, exc)
+                    delay = raised(call, clock, exc)
                     if delay is None:
                         raise
-                    last_exception, last_result = exc, None
+                    exception, result = exc, None
                 else:
-                    if resume is not None and type(result) is CoroutineType:
+                    if resume is not None and type(result) is coroutine:
                         # The attempt is under way in what it returned: the
                         # call goes on where the caller awaits it.
                         return resume(call, result, args, kwargs)
@@ -111,22 +88,19 @@ def sync_loop(
                     delay = judge(call, clock, s, result)
                     if delay is None:
                         return result
-                    last_exception, last_result = None, result
-                # The hook first, while a retried response is still open.
-                tell("on_retry", on_retry, call, last_exception, last_result)
-                if discard is not None and last_result is not None:
-                    discard(last_result)
-                if records is not None or _records.listening:
-                    deliver(policy, records)
+                    exception = None
+                retrying(call, exception, result)
+                if discard is not None and result is not None:
+                    discard(result)
                 clock.sleep(delay)
                 call.admit(clock.monotonic())
-            raise stopped(call, s, last_exception, last_result)
+            raise stopped(call, exception, result)
         except BaseException:
             if not call.finished:
                 call.cancel(clock.monotonic())
             raise
         finally:
-            if records is not None or _records.listening:
+            if records is not None or _stoic.listening:
                 deliver(policy, records)
 
     return loop
@@ -136,39 +110,26 @@ def async_loop(
     s: Settings, fn: Callable[..., Awaitable[Any]], operation: str, start: Start | None = None
 ) -> Callable[..., Awaitable[Any]]:
     """The coroutine function that awaits ``fn``'s attempts as one call."""
-    policy, begin, records, fixed_clock = s.policy, s.policy.begin, s.records, s.clock
-    on_retry, started = s.on_retry, s.started
-    idempotent, overrides, judge, adiscard, limit, preempt = (
-        s.idempotent,
-        s.overrides,
-        s.judge,
-        s.adiscard,
-        s.limit,
-        s.preempt,
-    )
-    # Values, or functions of the call's arguments.
-    scope: Any = s.scope
-    key: Any = s.key
-    scope_of = scope if callable(scope) else None
-    key_of = key if callable(key) else None
+    steps = Steps(s, operation, start)
+    begin, raised, retrying, stopped = steps.begin, steps.raised, steps.retrying, steps.stopped
+    policy, records, fixed_clock, started = s.policy, s.records, s.clock, s.started
+    judge, adiscard, limit, preempt = s.judge, s.adiscard, s.limit, s.preempt
+    fast, policy_begin = steps.begin_args is not None, s.policy.begin
+    _op, scope, idempotent, key, overrides = steps.begin_args or (None,) * 5
 
     async def loop(*args: Any, **kwargs: Any) -> Any:
-        if not runtime.active:  # set_active(False): one attempt, no engine
+        if fast and runtime.plain:
+            clock = fixed_clock or runtime.clock
+            call = policy_begin(clock.monotonic(), operation, scope, idempotent, key, overrides)
+            if started is not None:
+                started(call)
+        elif not runtime.active:  # set_active(False): one attempt, no engine
             return await fn(*args, **kwargs)
-        clock = fixed_clock or runtime.clock
-        if start is not None:
-            call = start(clock, *args)
         else:
-            call_key = key if key_of is None else key_of(*args, **kwargs)
-            call_scope = scope if scope_of is None else scope_of(*args, **kwargs)
-            call_overrides = overrides if runtime.attempts is None else s.call_overrides()
-            call = begin(
-                clock.monotonic(), operation, call_scope, idempotent, call_key, call_overrides
-            )
-        if started is not None:
-            started(call)
-        last_exception: BaseException | None = None
-        last_result: Any = None
+            clock = fixed_clock or runtime.clock
+            call = begin(clock, args, kwargs)
+        exception: BaseException | None = None
+        result: Any = None
         try:
             while call.admitted:
                 try:
@@ -179,10 +140,10 @@ def async_loop(
                     else:
                         result = await fn(*args, **kwargs)
                 except Exception as exc:
-                    delay = failed(call, clock, s, exc)
+                    delay = raised(call, clock, exc)
                     if delay is None:
                         raise
-                    last_exception, last_result = exc, None
+                    exception, result = exc, None
                 else:
                     if judge is None:
                         call.on_success(clock.monotonic())
@@ -190,22 +151,19 @@ def async_loop(
                     delay = judge(call, clock, s, result)
                     if delay is None:
                         return result
-                    last_exception, last_result = None, result
-                # The hook first, while a retried response is still open.
-                tell("on_retry", on_retry, call, last_exception, last_result)
-                if adiscard is not None and last_result is not None:
-                    await adiscard(last_result)
-                if records is not None or _records.listening:
-                    deliver(policy, records)
+                    exception = None
+                retrying(call, exception, result)
+                if adiscard is not None and result is not None:
+                    await adiscard(result)
                 await clock.asleep(delay)
                 call.admit(clock.monotonic())
-            raise stopped(call, s, last_exception, last_result)
+            raise stopped(call, exception, result)
         except BaseException:
             if not call.finished:
                 call.cancel(clock.monotonic())
             raise
         finally:
-            if records is not None or _records.listening:
+            if records is not None or _stoic.listening:
                 deliver(policy, records)
 
     return loop

@@ -72,7 +72,7 @@ class HttpCalls:
         )
         if key_form not in ("bare", "quoted"):
             raise TypeError(f'key_form= must be "bare" or "quoted", not {key_form!r}')
-        self._settings = Settings(
+        self._settings = Settings.build(
             policy=policy,
             config=config,
             records=records,

@@ -21,13 +21,11 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Literal
 
-from . import _records
 from ._classify import Classifier, Rejected
 from ._clock import Clock
 from ._errors import InputError
-from ._records import deliver
-from ._runtime import Hook, Settings, stopped, tell
-from ._steps import failed, rejected
+from ._runtime import Hook, Settings
+from ._steps import Steps
 from ._stoic import Call, Policy
 from .testing import runtime
 
@@ -37,12 +35,12 @@ __all__ = ["Attempt", "Retrying", "retrying"]
 class Attempt:
     """One attempt: a context manager that reports how its block ended."""
 
-    __slots__ = ("_call", "_clock", "_rejection", "_settings", "delay", "exception", "num")
+    __slots__ = ("_call", "_clock", "_rejection", "_steps", "delay", "exception", "num")
 
-    def __init__(self, call: Call, clock: Clock, settings: Settings) -> None:
+    def __init__(self, call: Call, clock: Clock, steps: Steps) -> None:
         self._call = call
         self._clock = clock
-        self._settings = settings
+        self._steps = steps
         self._rejection: Rejected | None = None
         self.num: int = call.attempts
         #: The engine's delay before the next attempt, once this one failed.
@@ -82,21 +80,21 @@ class Attempt:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> bool:
-        call, clock, s = self._call, self._clock, self._settings
+        call, clock, steps = self._call, self._clock, self._steps
         if exc is None:
             rejection = self._rejection
             if rejection is None:
                 call.on_success(clock.monotonic())
                 return False
             verdict = ("rejected", rejection.cls, rejection.detail or None)
-            self.delay = rejected(call, clock, s, verdict, None)
+            self.delay = steps.rejected(call, clock, verdict, None)
             return False
         if not isinstance(exc, Exception):
             call.cancel(clock.monotonic())
             return False
         # Retried: the loop sleeps and goes round. Given up: the RetryError
         # is raised here, or ``exc`` itself goes on (False).
-        self.delay = failed(call, clock, s, exc)
+        self.delay = steps.raised(call, clock, exc)
         if self.delay is None:
             return False
         self.exception = exc
@@ -110,7 +108,6 @@ class _Once(Attempt):
     __slots__ = ("_key",)
 
     def __init__(self, settings: Settings) -> None:  # no call: no engine
-        self._settings = settings
         self._rejection = None
         self.num = 1
         self.delay = None
@@ -136,73 +133,58 @@ class _Once(Attempt):
 
 class Retrying:
     """The iterable ``retrying()`` returns; iterate it with ``for`` or
-    ``async for``."""
+    ``async for``: the sync and the async pump of the step machine
+    (``_steps.py``), the ``with`` block being the attempt."""
 
-    __slots__ = ("_settings",)
+    __slots__ = ("_settings", "_steps")
 
     def __init__(self, settings: Settings) -> None:
         self._settings = settings
-
-    def _begin(self, clock: Clock) -> Call:
-        s = self._settings
-        key = s.key() if callable(s.key) else s.key
-        scope = s.scope() if callable(s.scope) else s.scope
-        overrides = s.call_overrides()
-        return s.policy.begin(clock.monotonic(), s.operation, scope, s.idempotent, key, overrides)
+        self._steps = Steps(settings, settings.operation)
 
     def __iter__(self) -> Iterator[Attempt]:
-        s = self._settings
+        s, steps = self._settings, self._steps
         if not runtime.active:  # set_active(False): one attempt, no engine
             yield _Once(s)
             return
         clock = s.clock or runtime.clock
-        call = self._begin(clock)
+        call = steps.begin(clock, (), {})
         last: BaseException | None = None
         try:
             while call.admitted:
-                attempt = Attempt(call, clock, s)
+                attempt = Attempt(call, clock, steps)
                 yield attempt
                 if call.finished or attempt.delay is None:
                     return
                 last = attempt.exception
-                tell("on_retry", s.on_retry, call, last, None)
-                if s.records is not None or _records.listening:
-                    deliver(s.policy, s.records)
+                steps.retrying(call, last, None)
                 clock.sleep(attempt.delay)
                 call.admit(clock.monotonic())
-            raise stopped(call, s, last, None)
+            raise steps.stopped(call, last, None)
         finally:
-            if not call.finished:
-                call.cancel(clock.monotonic())
-            if s.records is not None or _records.listening:
-                deliver(s.policy, s.records)
+            steps.end(call, clock)
 
     async def __aiter__(self) -> AsyncIterator[Attempt]:
-        s = self._settings
+        s, steps = self._settings, self._steps
         if not runtime.active:  # set_active(False): one attempt, no engine
             yield _Once(s)
             return
         clock = s.clock or runtime.clock
-        call = self._begin(clock)
+        call = steps.begin(clock, (), {})
         last: BaseException | None = None
         try:
             while call.admitted:
-                attempt = Attempt(call, clock, s)
+                attempt = Attempt(call, clock, steps)
                 yield attempt
                 if call.finished or attempt.delay is None:
                     return
                 last = attempt.exception
-                tell("on_retry", s.on_retry, call, last, None)
-                if s.records is not None or _records.listening:
-                    deliver(s.policy, s.records)
+                steps.retrying(call, last, None)
                 await clock.asleep(attempt.delay)
                 call.admit(clock.monotonic())
-            raise stopped(call, s, last, None)
+            raise steps.stopped(call, last, None)
         finally:
-            if not call.finished:
-                call.cancel(clock.monotonic())
-            if s.records is not None or _records.listening:
-                deliver(s.policy, s.records)
+            steps.end(call, clock)
 
 
 def retrying(
@@ -222,7 +204,7 @@ def retrying(
     **config: Any,
 ) -> Retrying:
     """A retry loop with the same keywords as ``@stoic.retry`` (see it)."""
-    settings = Settings(
+    settings = Settings.build(
         policy=policy,
         config=config,
         records=records,

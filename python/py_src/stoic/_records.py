@@ -16,11 +16,11 @@ from typing import Any
 from ._hooks import hook_failed
 from ._stoic import Policy
 
-__all__ = ["deliver", "listening"]
+__all__ = ["deliver"]
 
-#: Whether any policy ever had a listener (``Policy.listen`` sets it): until
-#: then a call with no ``records=`` skips delivery without asking the engine.
-listening = False
+# Whether any policy ever had a listener is the native module's
+# ``stoic._stoic.listening`` (``Policy.listen`` sets it): until then a call
+# with no ``records=`` skips delivery without asking the engine.
 
 _ALERT_LEVELS = {"ok": logging.INFO, "warning": logging.WARNING, "critical": logging.ERROR}
 

@@ -11,7 +11,7 @@ import difflib
 import functools
 import inspect
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ._classify import Classifier, Outcome, body_cut, normalize_on
@@ -29,37 +29,50 @@ __all__ = ["Judge", "Settings", "failure", "note", "report", "stopped", "wrong_t
 Judge = Callable[[Call, Clock, "Settings", Any], "float | None"]
 
 
+@dataclass(frozen=True, slots=True, eq=False)
 class Settings:
-    """One runtime's configuration, fixed when it is built."""
+    """One runtime's options, fixed when it is built (``Settings.build``
+    checks them and makes the policy). Derived runtimes (the decorator's
+    own statistics, the async continuation) are ``dataclasses.replace``d
+    copies."""
 
-    __slots__ = (
-        "_capped",
-        "_override_config",
-        "adiscard",
-        "classify",
-        "clock",
-        "discard",
-        "idempotent",
-        "judge",
-        "key",
-        "limit",
-        "on",
-        "on_give_up",
-        "on_retry",
-        "operation",
-        "overrides",
-        "policy",
-        "preempt",
-        "records",
-        "reraise",
-        "resume",
-        "scope",
-        "started",
-        "validate",
-    )
+    policy: Policy
+    #: This runtime's own per-call overrides on a shared policy, or None.
+    overrides: CallOverrides | None
+    #: The call's own config keys, for the testing cap to keep (see
+    #: ``call_overrides``).
+    override_config: dict[str, Any]
+    records: Any
+    operation: str
+    #: A value, or a function of the call's arguments.
+    scope: str | Callable[..., str]
+    idempotent: bool | None
+    #: A value, a function of the call's arguments, or None.
+    key: str | Callable[..., str | None] | None
+    on: Any
+    classify: Classifier | None
+    validate: Callable[[Any], object] | None
+    reraise: bool
+    clock: Clock | None
+    #: How the pumps treat a returned value (see ``_steps.py``).
+    judge: Judge | None = None
+    discard: Callable[[Any], object] | None = None
+    adiscard: Callable[[Any], Awaitable[object]] | None = None
+    limit: Callable[[Call, tuple[Any, ...]], None] | None = None
+    preempt: bool = True
+    on_retry: Hook | None = None
+    on_give_up: Hook | None = None
+    #: Told each call as it starts (the decorator's statistics, a run).
+    started: Callable[[Call], object] | None = None
+    #: Continues a call whose attempt returned a coroutine (a sync-looking
+    #: callable that is async after all): the decorator's, see ``_callables``.
+    resume: Callable[[Call, Any, tuple[Any, ...], dict[str, Any]], Any] | None = None
+    #: The testing cap's overrides, made once per cap: ``{attempts: overrides}``.
+    capped: dict[int, CallOverrides | None] = field(default_factory=dict, compare=False)
 
-    def __init__(
-        self,
+    @classmethod
+    def build(
+        cls,
         *,
         policy: Policy | None,
         config: dict[str, Any],
@@ -82,8 +95,12 @@ class Settings:
         preempt: bool = True,
         on_retry: Hook | None = None,
         on_give_up: Hook | None = None,
-        started: Callable[[Call], None] | None = None,
-    ) -> None:
+        started: Callable[[Call], object] | None = None,
+    ) -> Settings:
+        """Checks the options (a wrong one is a ``TypeError`` naming it, at
+        once rather than at the first call) and builds the policy: the
+        given one, with this runtime's overrides, or a private one from
+        ``config``."""
         _check_settings(
             on_retry=on_retry,
             on_give_up=on_give_up,
@@ -119,35 +136,29 @@ class Settings:
             ):
                 raise _unexpected_keyword(caller, signature, unknown[0])
             overrides = policy.overrides(**config)
-        self.policy = policy
-        self.overrides = overrides
-        # The call's own settings, for the testing cap to keep the rest of.
-        self._override_config = {k: v for k, v in config.items() if k in OVERRIDABLE}
-        self._capped: tuple[int, CallOverrides] | None = None
-        self.records = policy.records
-        self.operation = operation
-        self.scope = scope
-        self.idempotent = idempotent
-        self.key = key
-        self.on = normalize_on(on)
-        self.classify = classify
-        self.validate = validate
-        self.reraise = reraise
-        self.clock = clock
-        # How the executors treat a returned value (see _executors.py).
-        self.judge = judge
-        self.discard = discard
-        self.adiscard = adiscard
-        self.limit = limit
-        self.preempt = preempt
-        self.on_retry = on_retry
-        self.on_give_up = on_give_up
-        # Told each call as it starts (the decorator's statistics).
-        self.started = started
-        #: Continues a call whose attempt returned an awaitable (a sync-looking
-        #: callable that is async after all): the decorator's, see
-        #: ``_executors.sync_loop``.
-        self.resume: Callable[[Call, Any, tuple[Any, ...], dict[str, Any]], Any] | None = None
+        return cls(
+            policy=policy,
+            overrides=overrides,
+            override_config={k: v for k, v in config.items() if k in OVERRIDABLE},
+            records=policy.records,
+            operation=operation,
+            scope=scope,
+            idempotent=idempotent,
+            key=key,
+            on=normalize_on(on),
+            classify=classify,
+            validate=validate,
+            reraise=reraise,
+            clock=clock,
+            judge=judge,
+            discard=discard,
+            adiscard=adiscard,
+            limit=limit,
+            preempt=preempt,
+            on_retry=on_retry,
+            on_give_up=on_give_up,
+            started=started,
+        )
 
     def call_overrides(self) -> CallOverrides | None:
         """The overrides a call starts with: this runtime's own, or, under
@@ -155,10 +166,11 @@ class Settings:
         attempts = runtime.attempts
         if attempts is None:
             return self.overrides
-        if self._capped is None or self._capped[0] != attempts:
-            config = {**self._override_config, "max_attempts": attempts}
-            self._capped = (attempts, self.policy.overrides(**config))
-        return self._capped[1]
+        capped = self.capped.get(attempts)
+        if capped is None:
+            config = {**self.override_config, "max_attempts": attempts}
+            capped = self.capped[attempts] = self.policy.overrides(**config)
+        return capped
 
 
 def _keywords_of(fn: Callable[..., Any] | None) -> tuple[str, ...]:

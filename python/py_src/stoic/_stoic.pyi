@@ -33,12 +33,15 @@ __all__ = [
     "is_failure_status",
     "is_idempotent_method",
     "key_header_value",
+    "listening",
     "merge_metrics",
     "metric_catalogue",
+    "monotonic",
     "parse_http_date",
     "parse_key_header",
     "parse_retry_after",
     "random_key",
+    "register_host",
     "request_fingerprint",
     "server_hint",
     "tool_reason",
@@ -51,6 +54,16 @@ CORE_VERSION: str
 FLEET_REDIS_SCRIPT: str
 DEFAULT_RUN_MAX_RETRIES: int
 NESTED_RETRY_HEADER: str
+#: Whether some policy ever had a listener (``Policy.listen`` sets it).
+listening: bool
+
+def register_host(
+    *,
+    config_error: type[BaseException],
+    config_problem: type[Any],
+    input_error: type[BaseException],
+) -> None: ...
+def monotonic() -> float: ...
 
 _Headers = Mapping[str, str] | Iterable[tuple[str, str]] | None
 

@@ -398,7 +398,7 @@ class Run:
             tool_call = _run_context.current.get()
             return tool_call.key if tool_call is not None and dedupe else None
 
-        settings = Settings(
+        settings = Settings.build(
             policy=self._policy,
             config=dict(self._overrides),
             records=None,

@@ -45,7 +45,7 @@ class _Runtime:
     """The clock runtimes use when they were not given one, and the
     switches of a test run."""
 
-    __slots__ = ("active", "attempts", "clock", "testing")
+    __slots__ = ("active", "attempts", "clock", "plain", "testing")
 
     def __init__(self) -> None:
         self.clock: Clock = SystemClock()
@@ -54,6 +54,12 @@ class _Runtime:
         self.attempts: int | None = None
         #: Retrying on (False: one attempt, outside the engine).
         self.active = True
+        #: Retrying on and no cap: the runtimes' one check per call.
+        self.plain = True
+
+    def switched(self) -> None:
+        """Recomputes ``plain`` after a switch changed."""
+        self.plain = self.active and self.attempts is None
 
 
 runtime = _Runtime()
@@ -74,6 +80,7 @@ def set_testing(testing: bool, *, clock: Clock | None = None, attempts: int | No
     else:
         runtime.clock = SystemClock()
         runtime.attempts = None
+    runtime.switched()
     return runtime.clock
 
 
@@ -82,6 +89,7 @@ def set_active(active: bool) -> None:
     attempt, outside the engine: no breaker, budget, metrics or records, and
     an exception reaches the caller as itself (not as ``RetryError``)."""
     runtime.active = bool(active)
+    runtime.switched()
 
 
 def is_active() -> bool:
@@ -109,3 +117,4 @@ def virtual_time(clock: VirtualClock | None = None) -> Iterator[VirtualClock]:
         yield virtual
     finally:
         runtime.clock, runtime.testing, runtime.attempts = previous
+        runtime.switched()
