@@ -1,6 +1,6 @@
 /** Response headers packed for one crossing into the module. */
 import type { HeadersLike } from './types.js';
-import { HEADER_SEPARATOR } from './abi.generated.js';
+import { Abi } from './abi.generated.js';
 
 /**
  * `name\nvalue\nname\nvalue...` (the separator is wasm/src/abi.rs's); separators inside names or values become
@@ -14,7 +14,7 @@ export function packHeaders(headers: HeadersLike | undefined): string | undefine
   const add = (name: unknown, value: unknown) => {
     if (typeof name !== 'string') return;
     if (typeof value !== 'string' && typeof value !== 'number') return;
-    parts.push(name.replaceAll(HEADER_SEPARATOR, ' '), String(value).replaceAll(HEADER_SEPARATOR, ' '));
+    parts.push(name.replaceAll(Abi.HEADER_SEPARATOR, ' '), String(value).replaceAll(Abi.HEADER_SEPARATOR, ' '));
   };
   if (isIterable(headers)) {
     for (const entry of headers as Iterable<unknown>) {
@@ -23,7 +23,7 @@ export function packHeaders(headers: HeadersLike | undefined): string | undefine
   } else {
     for (const name of Object.keys(headers)) add(name, (headers as Record<string, unknown>)[name]);
   }
-  return parts.join(HEADER_SEPARATOR);
+  return parts.join(Abi.HEADER_SEPARATOR);
 }
 
 function isIterable(value: object): boolean {

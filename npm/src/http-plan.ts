@@ -10,13 +10,7 @@
  * @internal
  */
 import { httpPlan } from './wasm/stoic_wasm.js';
-import {
-  HTTP_PLAN_AUTO_KEY,
-  HTTP_PLAN_DIGIT_ZERO,
-  HTTP_PLAN_SAFE_TO_REPEAT,
-  HTTP_PLAN_SCOPE_MARK,
-  HTTP_PLAN_TRUST_KEY,
-} from './abi.generated.js';
+import { Abi } from './abi.generated.js';
 
 export interface HttpPlan {
   operation: string;
@@ -35,14 +29,14 @@ export function planOf(
   autoKeys: boolean,
 ): HttpPlan {
   const packed = httpPlan(method, host, path, key, serverDeduplicates, autoKeys);
-  const flags = packed.charCodeAt(0) - HTTP_PLAN_DIGIT_ZERO;
-  const mark = packed.indexOf(HTTP_PLAN_SCOPE_MARK);
+  const flags = packed.charCodeAt(0) - Abi.HTTP_PLAN_DIGIT_ZERO;
+  const mark = packed.indexOf(Abi.HTTP_PLAN_SCOPE_MARK);
   const scopeEnd = mark + 1 + Number(packed.slice(1, mark));
   return {
     operation: packed.slice(scopeEnd),
     scope: packed.slice(mark + 1, scopeEnd),
-    safeToRepeat: (flags & HTTP_PLAN_SAFE_TO_REPEAT) !== 0,
-    autoKey: (flags & HTTP_PLAN_AUTO_KEY) !== 0,
-    trustKey: (flags & HTTP_PLAN_TRUST_KEY) !== 0,
+    safeToRepeat: (flags & Abi.HTTP_PLAN_SAFE_TO_REPEAT) !== 0,
+    autoKey: (flags & Abi.HTTP_PLAN_AUTO_KEY) !== 0,
+    trustKey: (flags & Abi.HTTP_PLAN_TRUST_KEY) !== 0,
   };
 }

@@ -16,7 +16,7 @@ import { type Attempt, AttemptContext } from './attempt.js';
 import { sleep as defaultSleep } from './clock.js';
 import { RetryError } from './errors.js';
 import { hookFailed } from './hooks.js';
-import { DONE, GIVE_UP, NOT_ADMITTED, PLAN_ATTEMPT, PLAN_TIMEOUT_MS } from './abi.generated.js';
+import { Abi } from './abi.generated.js';
 import { checked, type Policy, report } from './policy.js';
 import { noWait, switches } from './testing.js';
 import type { GiveUp, Outcome, Retry } from './types.js';
@@ -164,10 +164,10 @@ export async function runCall<V>(
     for (;;) {
       if (ask) checked(core.beforeAttempt(handle, t));
       const area = plan.view();
-      attempt = area[PLAN_ATTEMPT] as number;
-      if (attempt === NOT_ADMITTED) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
+      attempt = area[Abi.PLAN_ATTEMPT] as number;
+      if (attempt === Abi.NOT_ADMITTED) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
       made = attempt;
-      const limit = area[PLAN_TIMEOUT_MS] as number;
+      const limit = area[Abi.PLAN_TIMEOUT_MS] as number;
       const context = new AttemptContext(attempt, limit, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
@@ -207,14 +207,14 @@ export async function runCall<V>(
         if (outcome === undefined) {
           // Reports the success and closes the call if that ended it.
           kind = checked(core.succeed(handle, now()));
-          open = kind !== DONE;
+          open = kind !== Abi.DONE;
         } else {
           kind = report(policy, handle, outcome, now());
         }
       }
-      if (kind === DONE) return value as V;
-      const decision = kind === GIVE_UP || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
-      if (kind === GIVE_UP) {
+      if (kind === Abi.DONE) return value as V;
+      const decision = kind === Abi.GIVE_UP || wantsDecision ? (core.decision(handle) as Retry | GiveUp) : undefined;
+      if (kind === Abi.GIVE_UP) {
         const stop = await giveUp(decision as GiveUp, attempt, error, response, options);
         // The last attempt's own response, read inside it: the caller's
         // client judges its status (axios, ky with throwHttpErrors).

@@ -5,7 +5,7 @@
  * @internal
  */
 import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
-import { PLAN_DELAY_MS, PLAN_SLOTS } from './abi.generated.js';
+import { Abi } from './abi.generated.js';
 
 export class PlanArea {
   readonly #core: CorePolicy;
@@ -24,7 +24,7 @@ export class PlanArea {
     // A grown memory detaches old views (their length reads 0).
     if (view === undefined || view.length === 0) {
       const memory = wasmMemory() as WebAssembly.Memory;
-      view = new Float64Array(memory.buffer, this.#core.planArea(), PLAN_SLOTS);
+      view = new Float64Array(memory.buffer, this.#core.planArea(), Abi.PLAN_SLOTS);
       this.#view = view;
     }
     return view;
@@ -32,6 +32,6 @@ export class PlanArea {
 
   /** The last decision's delay in ms if it was a retry, else -1. */
   get delayMs(): number {
-    return this.view()[PLAN_DELAY_MS] as number;
+    return this.view()[Abi.PLAN_DELAY_MS] as number;
   }
 }

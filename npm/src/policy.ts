@@ -15,7 +15,7 @@ import { packHeaders } from './headers.js';
 import { disposable } from './owned.js';
 import { PlanArea } from './plan.js';
 import { TextArea } from './text.js';
-import { MIN_MISUSE_CODE } from './abi.generated.js';
+import { Abi } from './abi.generated.js';
 import type {
   Admission,
   BackoffSpec,
@@ -493,7 +493,7 @@ export function policyOption(value: unknown, name: string): Policy {
  * @internal
  */
 export function checked(code: number): number {
-  if (code < MIN_MISUSE_CODE) return code;
+  if (code < Abi.MIN_MISUSE_CODE) return code;
   throw boundaryError(code);
 }
 

@@ -8,7 +8,7 @@
  * @internal
  */
 import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
-import { ABSENT_TEXT, TEXT_AREA_MAX } from './abi.generated.js';
+import { Abi } from './abi.generated.js';
 import { invalidValue } from './guard.js';
 
 const encoder = new TextEncoder();
@@ -20,9 +20,9 @@ export class TextArea {
   readonly #core: CorePolicy;
   #view: Uint8Array | undefined;
   /** Byte lengths of the texts of the last `write` (`ABSENT_TEXT`: absent). */
-  a = ABSENT_TEXT;
-  b = ABSENT_TEXT;
-  c = ABSENT_TEXT;
+  a: number = Abi.ABSENT_TEXT;
+  b: number = Abi.ABSENT_TEXT;
+  c: number = Abi.ABSENT_TEXT;
 
   constructor(core: CorePolicy) {
     this.#core = core;
@@ -51,7 +51,7 @@ export class TextArea {
       this.c = this.#put(view, c);
       if (this.#fits) return this;
       // The area grows no further: asking again would never end.
-      if (view.length >= TEXT_AREA_MAX) throw tooLong();
+      if (view.length >= Abi.TEXT_AREA_MAX) throw tooLong();
       const need = 3 * ((a?.length ?? 0) + (b?.length ?? 0) + (c?.length ?? 0)) + 16;
       this.#core.reserveText(need);
       this.#view = undefined;
@@ -63,7 +63,7 @@ export class TextArea {
 
   /** Appends `text` at `#at`; its byte length, or `ABSENT_TEXT` if absent or out of room. */
   #put(view: Uint8Array, text: string | undefined): number {
-    if (text === undefined || !this.#fits) return ABSENT_TEXT;
+    if (text === undefined || !this.#fits) return Abi.ABSENT_TEXT;
     const at = this.#at;
     // Short ASCII text (operation names, most error messages) is copied by
     // hand, which is cheaper than a call into `encodeInto` for a few bytes.
@@ -89,5 +89,5 @@ export class TextArea {
 
 /** Texts for one call beyond what the module reads at once (16 MiB of UTF-8). */
 function tooLong(): TypeError {
-  return invalidValue(`a call's texts are more than the ${TEXT_AREA_MAX >> 20} MiB the engine reads at once`, 'text');
+  return invalidValue(`a call's texts are more than the ${Abi.TEXT_AREA_MAX >> 20} MiB the engine reads at once`, 'text');
 }

@@ -7,9 +7,27 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Policy, serverHint } from '../dist/node.js';
 import * as core from '../dist/core.js';
-import * as abi from '../dist/abi.generated.js';
+import { readFileSync } from 'node:fs';
 import { planOf } from '../dist/http-plan.js';
 import { packHeaders } from '../dist/headers.js';
+
+/**
+ * The ABI's values as the runtime was compiled with them: src/abi.generated.ts
+ * is a `const enum`, whose values tsc writes where they are used, so the
+ * built file holds none to import.
+ */
+const abi = Object.fromEntries(
+  [...readFileSync(new URL('../src/abi.generated.ts', import.meta.url), 'utf8').matchAll(/^ {2}([A-Z_]+) = (.+),$/gm)].map(
+    ([, name, literal]) => [name, new Function(`return ${literal};`)()],
+  ),
+);
+
+test('the generated values are all there', () => {
+  assert.equal(abi.MIN_MISUSE_CODE, 2 ** 32 - 5);
+  assert.equal(abi.HEADER_SEPARATOR, '\n');
+  assert.equal(abi.NO_MS, -1);
+  assert.equal(Object.keys(abi).length, 24);
+});
 
 test('headers packed by the runtime are read by the module pair by pair', () => {
   const hint = (headers) => serverHint(headers, { wallNowMs: null });

@@ -203,18 +203,26 @@ mod generate {
              * The ABI between the wasm module and this runtime beyond the glue's\n \
              * signatures: the numbers hot-path methods answer with, the layout of the\n \
              * text and plan areas, and the separators of the packed strings.\n \
+             *\n \
+             * A `const enum`: tsc writes each value where it is used, so the\n \
+             * runtime reads a literal on its hot path and ships no table.\n \
              * @internal\n \
-             */\n",
+             */\n\
+             export const enum Abi {\n",
         );
-        for (name, doc, value) in super::declarations() {
-            ts.push_str("\n/**\n");
+        for (i, (name, doc, value)) in super::declarations().into_iter().enumerate() {
+            if i > 0 {
+                ts.push('\n');
+            }
+            ts.push_str("  /**\n");
             for line in doc {
                 let line = line.strip_prefix(' ').unwrap_or(line);
-                let _ = writeln!(ts, " * {line}");
+                let _ = writeln!(ts, "   * {line}");
             }
-            let _ = writeln!(ts, " */\nexport const {name} = {value};");
+            let _ = writeln!(ts, "   */\n  {name} = {value},");
         }
-        ts.replace(" * \n", " *\n")
+        ts.push_str("}\n");
+        ts.replace("   * \n", "   *\n")
     }
 }
 
