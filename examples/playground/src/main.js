@@ -51,6 +51,8 @@ let defaults = {};
 /** The last config the engine accepted, or null while the form is invalid. */
 let accepted = /** @type {Record<string, any> | null} */ (null);
 let checks = 0;
+/** @type {{ config: Record<string, any>, scenario: Record<string, any> }} */
+let lastRun = { config: {}, scenario: {} };
 
 /** Checks the form's config with the engine; the latest answer wins. */
 async function check() {
@@ -128,7 +130,8 @@ async function run() {
   runButton.disabled = true;
   $('status').textContent = 'Running…';
   const started = performance.now();
-  const answer = await ask('run', { config: accepted, scenario });
+  lastRun = { config: accepted, scenario };
+  const answer = await ask('run', lastRun);
   const roundTrip = performance.now() - started;
   runButton.disabled = false;
   if (!answer.ok) {
@@ -150,6 +153,8 @@ function render(result) {
   const table = /** @type {HTMLTableElement} */ ($('summary'));
   fill(table, /** @type {[string, string][]} */ (rows(result.summary, result.method)));
   table.dataset.summary = JSON.stringify(result.summary);
+  // What was run, exactly: anyone (the test) can run it again elsewhere.
+  table.dataset.run = JSON.stringify({ config: lastRun.config, scenario: lastRun.scenario });
   $('timeline').innerHTML = timeline(result);
   $('load').innerHTML = load(result);
   $('health').innerHTML = health(result);
