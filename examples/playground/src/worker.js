@@ -5,7 +5,7 @@
  * and runs scenarios. A run is synchronous (virtual time), so it never
  * blocks the page, only this worker.
  */
-import * as stoic from 'stoic';
+import { Policy } from 'stoic';
 import { simulate } from './scenario.js';
 
 /**
@@ -15,7 +15,7 @@ import { simulate } from './scenario.js';
  * @param {Record<string, unknown>} config
  */
 function resolve(config) {
-  const policy = new stoic.Policy({ seed: 0, ...config });
+  const policy = new Policy({ seed: 0, ...config });
   try {
     return policy.config();
   } finally {
@@ -47,7 +47,7 @@ self.onmessage = (/** @type {MessageEvent} */ { data }) => {
       self.postMessage({ id, ok: true, resolved: resolve(data.config) });
     } else if (type === 'run') {
       const started = performance.now();
-      const result = simulate(stoic, data.config, data.scenario);
+      const result = simulate({ Policy }, data.config, data.scenario);
       self.postMessage({ id, ok: true, result, elapsedMs: performance.now() - started });
     } else {
       throw new Error(`unknown request: ${type}`);

@@ -8,7 +8,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import * as stoic from 'stoic';
 import { findChromium, HOW_TO_ENABLE, launch } from '../../../npm/testlib/chromium.js';
@@ -19,6 +20,12 @@ const here = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${here}dist`;
 const SCREENSHOT = `${here}screenshot.png`;
 const STRICT = "script-src 'self' 'wasm-unsafe-eval'";
+/**
+ * What the page may weigh, gzipped: the client wasm module (about 80 KB),
+ * the worker (the package's client runtime and the scenario, about 11 KB),
+ * the page's own script, style and HTML (about 9 KB), and some room.
+ */
+const BUDGET_GZIPPED = 115_000;
 
 let server;
 let browser;
@@ -72,6 +79,17 @@ async function pageRun(tab) {
     };
   });
 }
+
+test('the built page stays within its size budget, gzipped', (t) => {
+  const files = readdirSync(dist, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && /\.(html|js|css|wasm)$/.test(e.name))
+    .map((e) => `${e.parentPath}/${e.name}`);
+  const sizes = files.map((f) => [f.slice(dist.length + 1), gzipSync(readFileSync(f), { level: 9 }).length]);
+  const total = sizes.reduce((sum, [, n]) => sum + n, 0);
+  t.diagnostic(`page, gzipped: ${total} bytes (${sizes.map(([f, n]) => `${f} ${n}`).join(', ')})`);
+  assert.ok(sizes.some(([f]) => f.endsWith('.wasm')), 'the build ships the wasm module');
+  assert.ok(total <= BUDGET_GZIPPED, `${total} bytes gzipped, over the budget of ${BUDGET_GZIPPED}`);
+});
 
 test("the built page carries the strict CSP, and loads under it (header and meta) with no console error", async (t) => {
   const html = readFileSync(`${dist}/index.html`, 'utf8');
