@@ -6,8 +6,9 @@ PLAYGROUND_DIR := examples/playground
 PLAYGROUND_PORT ?= 5178
 
 TEST_SUITES += test-playground
+LINT_SUITES += lint-playground
 
-.PHONY: playground playground-build playground-deps test-playground
+.PHONY: playground playground-build playground-deps test-playground lint-playground
 
 playground-deps: js-build ## Playground prerequisites: Vite (npm ci) and stoic from `npm pack` of npm/
 	@$(PLAYGROUND_DIR)/install.sh
@@ -20,3 +21,6 @@ playground: playground-build ## Serve the playground on 127.0.0.1:5178 (PLAYGROU
 
 test-playground: playground-build ## The playground in headless Chromium: CSP, the page's run against Node's, errors at fields, marks
 	cd $(PLAYGROUND_DIR) && node --test --test-concurrency=1 test/
+
+lint-playground: playground-deps ## tsc --noEmit (checkJs, strict) over the page's sources, against the packed package's types
+	cd $(PLAYGROUND_DIR) && ../../$(JS_DIR)/node_modules/.bin/tsc --noEmit -p tsconfig.json

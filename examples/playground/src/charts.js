@@ -39,7 +39,7 @@ function xScale(endMs) {
 /**
  * One lane per client, one mark per attempt: a bar from when it was sent to
  * when its answer (or its timeout) came, coloured by what happened.
- * @param {{ endMs: number, scenario: { clients: number }, attempts: { client: number, call: number, attempt: number, start: number, end: number, label: string }[] }} run
+ * @param {{ endMs: number, scenario: Record<string, any>, attempts: { client: number, call: number, attempt: number, start: number, end: number, label: string }[] }} run
  */
 export function timeline(run) {
   const lanes = run.scenario.clients;
@@ -62,7 +62,7 @@ export function timeline(run) {
 
 /**
  * Attempts arriving at the server each second, against its capacity.
- * @param {{ endMs: number, load: number[], scenario: { capacityPerS: number } }} run
+ * @param {{ endMs: number, load: number[], scenario: Record<string, any> }} run
  */
 export function load(run) {
   const h = 140;

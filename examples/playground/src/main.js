@@ -22,12 +22,12 @@ let workerReady = () => {};
 const ready = new Promise((resolve) => {
   workerReady = resolve;
 });
-worker.onmessage = ({ data }) => {
+worker.onmessage = (/** @type {MessageEvent} */ { data }) => {
   if (data.type === 'ready') return workerReady();
   pending.get(data.id)?.(data);
   pending.delete(data.id);
 };
-worker.onerror = (event) => {
+worker.onerror = (/** @type {ErrorEvent} */ event) => {
   $('status').textContent = `The engine's worker failed: ${event.message}`;
   document.body.dataset.state = 'failed';
 };
