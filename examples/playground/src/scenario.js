@@ -337,7 +337,7 @@ export function simulate(stoic, config, scenario) {
     budget,
     transitions,
     logs,
-    load: server.perSecond.map((n) => n ?? 0),
+    load: seconds(server.perSecond),
     summary: summarize(s, calls, attempts, server, transitions, now),
   };
 }
@@ -372,11 +372,20 @@ function summarize(s, calls, attempts, server, transitions, endMs) {
     endings,
     writesApplied: [...server.applied.values()].reduce((a, b) => a + b, 0),
     duplicates,
-    peakLoadPerS: Math.max(0, ...server.perSecond.map((n) => n ?? 0)),
+    peakLoadPerS: Math.max(0, ...seconds(server.perSecond)),
     capacityPerS: s.capacityPerS,
     breakerOpened: transitions.filter((t) => t.to === 'open').length,
     virtualMs: endMs,
   };
+}
+
+/**
+ * Attempts per second with 0 for the seconds nobody called in: the array
+ * has holes there (an open breaker sends nothing), which `map` keeps.
+ * @param {number[]} perSecond
+ */
+function seconds(perSecond) {
+  return Array.from(perSecond, (n) => n ?? 0);
 }
 
 /** @param {number[]} sorted @param {number} q */

@@ -147,6 +147,22 @@ test('a seeded run in the page (browser build, Worker) and in Node (Node entry) 
     assert.deepEqual(second.summary, again.summary);
     assert.ok(second.summary.duplicates > 0, JSON.stringify(second.summary));
     assert.equal(second.marks, again.attempts.length);
+
+    // An outage with a short cooldown: the breaker opens, probes and opens
+    // again; seconds with no attempt at all (the breaker open) are 0 load.
+    await tab.selectOption('#scenario-kind', 'outage');
+    await tab.selectOption('#f-classify-ambiguous', 'if_idempotent');
+    await tab.fill('#f-breaker-cooldownMs', '2000');
+    await tab.waitForFunction(() => (document.getElementById('code-js')?.textContent ?? '').includes('cooldownMs: 2000'));
+    await tab.click('#run');
+    await tab.waitForFunction(() => JSON.parse(document.getElementById('summary')?.dataset.run ?? '{}').scenario?.kind === 'outage');
+    await finished(tab);
+    const third = await pageRun(tab);
+    const outage = simulate(stoic, third.run.config, third.run.scenario);
+    assert.deepEqual(third.summary, outage.summary);
+    assert.ok(third.summary.breakerOpened >= 2, JSON.stringify(third.summary));
+    assert.ok(outage.load.includes(0) && Number.isInteger(third.summary.peakLoadPerS), JSON.stringify(outage.load));
+    assert.equal(third.marks, outage.attempts.length);
     assert.deepEqual(problems.get(tab), []);
   } finally {
     await tab.close();
