@@ -10,7 +10,8 @@
  * The fields, by their path in the JavaScript dialect of the config (the
  * spelling the engine's `ConfigError.field` uses). `toggle` fields are
  * checkboxes that turn a part off (`null`); `options` fields are selects.
- * @type {{ path: string, label: string, group: string, options?: string[], toggle?: boolean, help?: string }[]}
+ * `boolean` selects send `true`/`false`, not their text.
+ * @type {{ path: string, label: string, group: string, options?: string[], boolean?: boolean, toggle?: boolean, help?: string }[]}
  */
 export const FIELDS = [
   { group: 'Attempts and backoff', path: 'maxAttempts', label: 'attempts (the first included)' },
@@ -25,7 +26,7 @@ export const FIELDS = [
   { group: 'Attempts and backoff', path: 'backoff.multiplier', label: 'multiplier' },
   { group: 'Deadlines', path: 'timeouts.readMs', label: 'per attempt (ms, "none" for none)' },
   { group: 'Deadlines', path: 'timeouts.totalMs', label: 'whole call (ms, "none" for none)' },
-  { group: 'Server hints', path: 'hints.respect', label: 'follow Retry-After and friends', options: ['true', 'false'] },
+  { group: 'Server hints', path: 'hints.respect', label: 'follow Retry-After and friends', options: ['true', 'false'], boolean: true },
   { group: 'Server hints', path: 'hints.maxDelayMs', label: 'longest hint followed (ms)' },
   {
     group: 'Safety',
@@ -168,7 +169,7 @@ export function readForm(root) {
       continue;
     }
     if (input.value.trim() === '') continue;
-    setPath(config, field.path, field.options && field.path !== 'hints.respect' ? input.value : parseValue(input.value));
+    setPath(config, field.path, field.options && !field.boolean ? input.value : parseValue(input.value));
     // A trip rule is a tagged union: its kind comes with its threshold.
     if (field.path === 'breaker.trip.threshold') setPath(config, 'breaker.trip.kind', 'consecutive_failures');
   }

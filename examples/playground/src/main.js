@@ -82,7 +82,7 @@ function syncToggles() {
 
 /** The scenario's parameter fields: the shared ones, then the kind's own. */
 function buildScenarioParams() {
-  const spec = SCENARIOS[/** @type {keyof typeof SCENARIOS} */ (kindSelect.value)];
+  const spec = SCENARIOS[kindSelect.value];
   const box = $('scenario-params');
   box.replaceChildren();
   for (const [name, param] of Object.entries({ ...COMMON, ...spec.params })) {
@@ -91,9 +91,16 @@ function buildScenarioParams() {
     const label = document.createElement('label');
     label.htmlFor = `s-${name}`;
     label.textContent = param.label;
-    const input = document.createElement('input');
-    input.type = 'text';
-    input.inputMode = 'decimal';
+    /** @type {HTMLInputElement | HTMLSelectElement} */
+    let input;
+    if (param.options) {
+      input = document.createElement('select');
+      for (const [value, text] of Object.entries(param.options)) input.append(new Option(text, value));
+    } else {
+      input = document.createElement('input');
+      input.type = 'text';
+      input.inputMode = 'decimal';
+    }
     input.id = `s-${name}`;
     input.name = name;
     input.value = String(param.value);
@@ -107,7 +114,7 @@ function readScenario() {
   /** @type {Record<string, any>} */
   const scenario = { kind: kindSelect.value };
   const problems = [];
-  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ ($('scenario-params').querySelectorAll('input'))) {
+  for (const input of /** @type {NodeListOf<HTMLInputElement>} */ ($('scenario-params').querySelectorAll('input, select'))) {
     const value = Number(input.value);
     if (input.value.trim() === '' || !Number.isFinite(value) || value < 0) problems.push(`${input.name}: a number from 0, got "${input.value}"`);
     scenario[input.name] = value;
@@ -153,11 +160,21 @@ function render(result) {
   const table = /** @type {HTMLTableElement} */ ($('summary'));
   fill(table, /** @type {[string, string][]} */ (rows(result.summary, result.method)));
   table.dataset.summary = JSON.stringify(result.summary);
+  table.dataset.observations = JSON.stringify(result.observations);
   // What was run, exactly: anyone (the test) can run it again elsewhere.
   table.dataset.run = JSON.stringify({ config: lastRun.config, scenario: lastRun.scenario });
   $('timeline').innerHTML = timeline(result);
   $('load').innerHTML = load(result);
   $('health').innerHTML = health(result);
+  const said = $('observations');
+  said.replaceChildren();
+  for (const [reason, text] of Object.entries(result.observations)) {
+    const term = document.createElement('dt');
+    term.textContent = reason;
+    const detail = document.createElement('dd');
+    detail.textContent = text;
+    said.append(term, detail);
+  }
   $('transitions').textContent =
     result.transitions.length === 0
       ? 'No breaker transitions.'

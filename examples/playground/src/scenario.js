@@ -11,12 +11,18 @@
  * browser entry, Node passes its own, and this file runs unchanged in both.
  */
 
-/** The scenarios, their parameters and defaults (the form is built from this). */
+/**
+ * The scenarios, their parameters and defaults (the form is built from this).
+ * @type {Record<string, { label: string, method: 'GET' | 'POST', params: Record<string, Param> }>}
+ */
 export const SCENARIOS = {
   failing: {
     label: 'A server failing a share of calls (503)',
     method: 'GET',
-    params: { failShare: { label: 'share of calls failing', value: 0.3 } },
+    params: {
+      failShare: { label: 'share of calls failing (503)', value: 0.3 },
+      invalidShare: { label: 'share answered 422 (never retried)', value: 0.02 },
+    },
   },
   outage: {
     label: 'An outage of N seconds (503 throughout)',
@@ -39,12 +45,18 @@ export const SCENARIOS = {
     method: 'POST',
     params: {
       lostShare: { label: 'share of answers lost', value: 0.2 },
-      keyed: { label: 'send an idempotency key (1 yes, 0 no)', value: 1 },
+      keyed: { label: 'send an idempotency key', value: 1, options: { 1: 'yes', 0: 'no' } },
     },
   },
 };
 
-/** What every scenario shares: the fleet and the server. */
+/**
+ * What every scenario shares: the fleet and the server. A parameter with
+ * `options` is a choice (a select), its values numbers like the rest.
+ * @typedef {{ label: string, value: number, options?: Record<number, string> }} Param
+ */
+
+/** @type {Record<string, Param>} */
 export const COMMON = {
   clients: { label: 'clients', value: 20 },
   calls: { label: 'calls per client', value: 20 },
@@ -59,7 +71,7 @@ export function defaultScenario() {
   return { kind: 'failing', ...valuesOf(COMMON), ...valuesOf(SCENARIOS.failing.params) };
 }
 
-/** @param {Record<string, { value: number }>} params */
+/** @param {Record<string, Param>} params */
 export function valuesOf(params) {
   return Object.fromEntries(Object.entries(params).map(([k, p]) => [k, p.value]));
 }
@@ -170,8 +182,14 @@ class Server {
     }
     switch (s.kind) {
       case 'failing':
-        if (this.random() < s.failShare) return { latencyMs, label: '503', outcome: status(503, wall, {}, 'unavailable') };
+      {
+        const draw = this.random();
+        if (draw < s.failShare) return { latencyMs, label: '503', outcome: status(503, wall, {}, 'unavailable') };
+        if (draw < s.failShare + s.invalidShare) {
+          return { latencyMs, label: '422', outcome: status(422, wall, {}, '{"error":"quantity must be at least 1"}') };
+        }
         break;
+      }
       case 'outage': {
         const start = s.outageStartS * 1000;
         if (at >= start && at < start + s.outageS * 1000) {
@@ -218,7 +236,7 @@ function status(code, wall, headers, detail) {
  * @param {Record<string, any>} scenario
  */
 export function simulate(stoic, config, scenario) {
-  const spec = SCENARIOS[/** @type {keyof typeof SCENARIOS} */ (scenario.kind)];
+  const spec = SCENARIOS[scenario.kind];
   if (spec === undefined) throw new Error(`unknown scenario: ${scenario.kind}`);
   const s = { ...valuesOf(COMMON), ...valuesOf(spec.params), ...scenario };
   const random = generator(s.seed);
@@ -246,6 +264,8 @@ export function simulate(stoic, config, scenario) {
   const attempts = [];
   /** @type {{ client: number, call: number, start: number, end: number, attempts: number, result: string }[]} */
   const calls = [];
+  /** @type {Record<string, string>} the first observation the engine wrote for each way a call ended */
+  const observations = {};
   /** @type {{ t: number, state: string }[]} */
   const breaker = [];
   /** @type {{ t: number, balance: number, allowed: number, retries: number }[]} */
@@ -276,7 +296,9 @@ export function simulate(stoic, config, scenario) {
       now,
     );
     const record = { client, call: index, start: now, end: now, attempts: 0, result: '' };
-    const end = (/** @type {string} */ result) => {
+    /** @type {(result: string, observation?: string) => void} */
+    const end = (result, observation) => {
+      if (observation !== undefined) observations[result] ??= observation;
       record.end = now;
       record.result = result;
       calls.push(record);
@@ -284,7 +306,7 @@ export function simulate(stoic, config, scenario) {
     };
     const attempt = () => {
       const admission = call.beforeAttempt(now);
-      if (admission.kind === 'reject') return end(admission.reason);
+      if (admission.kind === 'reject') return end(admission.reason, admission.observation);
       if (attempts.length >= MAX_ATTEMPTS_IN_RUN) {
         stopped = true;
         call.cancel(now);
@@ -303,7 +325,7 @@ export function simulate(stoic, config, scenario) {
         const decision = call.onOutcome(outcome, now);
         if (decision.kind === 'done') end('success');
         else if (decision.kind === 'retry') agenda.add(now + decision.delayMs, attempt);
-        else end(decision.reason);
+        else end(decision.reason, decision.observation);
       });
     };
     attempt();
@@ -337,6 +359,7 @@ export function simulate(stoic, config, scenario) {
     budget,
     transitions,
     logs,
+    observations,
     load: seconds(server.perSecond),
     summary: summarize(s, calls, attempts, server, transitions, now),
   };

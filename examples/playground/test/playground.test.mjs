@@ -73,6 +73,7 @@ async function pageRun(tab) {
     const table = /** @type {HTMLElement} */ (document.getElementById('summary'));
     return {
       summary: JSON.parse(table.dataset.summary ?? 'null'),
+      observations: JSON.parse(table.dataset.observations ?? 'null'),
       run: JSON.parse(table.dataset.run ?? 'null'),
       marks: document.querySelectorAll('#timeline rect[data-attempt]').length,
       elapsedMs: Number(document.getElementById('status')?.dataset.elapsedMs),
@@ -127,13 +128,16 @@ test('a seeded run in the page (browser build, Worker) and in Node (Node entry) 
     assert.deepEqual(first.run.scenario, defaultScenario());
     const node = simulate(stoic, first.run.config, first.run.scenario);
     assert.deepEqual(first.summary, node.summary);
+    // The engine's words for a call it did not retry (a 422) and for one the budget stopped.
+    assert.deepEqual(first.observations, node.observations);
+    assert.match(first.observations.not_retryable, /^HTTP 422 /);
     assert.equal(first.marks, node.attempts.length);
     assert.equal(first.marks, first.summary.attempts);
 
     // A write whose acknowledgement is lost, without a key, with the unsafe
     // switch on: retried anyway, so the server applies duplicates.
     await tab.selectOption('#scenario-kind', 'lost_ack');
-    await tab.fill('#s-keyed', '0');
+    await tab.selectOption('#s-keyed', '0');
     await tab.fill('#s-seed', '11');
     await tab.selectOption('#f-classify-ambiguous', 'always');
     await tab.waitForFunction(() => !(/** @type {HTMLButtonElement} */ (document.getElementById('run'))).disabled);
