@@ -28,9 +28,14 @@ const TYPES = {
  */
 export function serve(root, port = 0) {
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
-    const file = join(root, path.endsWith('/') ? `${path}index.html` : path);
-    if (!file.startsWith(root + sep) && file !== root) return res.writeHead(403).end();
+    let file;
+    try {
+      const path = normalize(decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname));
+      file = join(root, path.endsWith('/') ? `${path}index.html` : path);
+    } catch {
+      return res.writeHead(400).end('bad request'); // a malformed %-escape
+    }
+    if (!file.startsWith(root + sep)) return res.writeHead(403).end();
     try {
       const body = await readFile(file);
       res.writeHead(200, {

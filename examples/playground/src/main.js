@@ -119,7 +119,13 @@ function readScenario() {
     if (input.value.trim() === '' || !Number.isFinite(value) || value < 0) problems.push(`${input.name}: a number from 0, got "${input.value}"`);
     scenario[input.name] = value;
   }
+  // Bounds that keep a run to a second or so, and a timeline one can read.
+  for (const name of ['clients', 'calls', 'seed']) {
+    if (!Number.isInteger(scenario[name])) problems.push(`${name}: a whole number`);
+  }
   if (!(scenario.clients >= 1 && scenario.clients <= 200)) problems.push('clients: from 1 to 200');
+  if (!(scenario.calls >= 1 && scenario.clients * scenario.calls <= 20_000)) problems.push('calls: at least 1, and at most 20,000 calls in all');
+  if (!(scenario.intervalMs >= 1)) problems.push('a client starts a call every: at least 1 ms');
   $('scenario-error').textContent = problems.join('\n');
   return problems.length === 0 ? scenario : null;
 }
