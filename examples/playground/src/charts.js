@@ -46,6 +46,20 @@ export function timeline(run) {
   const lane = Math.max(4, Math.min(16, Math.floor(420 / lanes)));
   const height = lanes * lane + 30;
   const x = xScale(run.endMs);
+  // The waits between a call's attempts (the backoff or the server's hint),
+  // as thin lines under the marks: where the schedule comes from.
+  let waits = '';
+  /** @type {Map<string, { end: number }>} */
+  const previous = new Map();
+  for (const a of run.attempts) {
+    const id = `${a.client}:${a.call}`;
+    const before = previous.get(id);
+    if (before) {
+      const y = a.client * lane + lane / 2;
+      waits += `<line class="wait" x1="${f1(x(before.end))}" y1="${y}" x2="${f1(x(a.start))}" y2="${y}"/>`;
+    }
+    previous.set(id, a);
+  }
   let marks = '';
   for (const a of run.attempts) {
     const x0 = x(a.start);
@@ -57,7 +71,7 @@ export function timeline(run) {
   const labelEvery = Math.ceil(lanes / 10);
   let labels = '';
   for (let c = 0; c < lanes; c += labelEvery) labels += `<text class="tick" x="${LEFT - 4}" y="${c * lane + lane - 2}" text-anchor="end">${c}</text>`;
-  return svg('timeline', height, `Attempts per client over virtual time (${run.attempts.length} attempts)`, labels + marks + timeAxis(run.endMs, lanes * lane + 4, x));
+  return svg('timeline', height, `Attempts per client over virtual time (${run.attempts.length} attempts)`, labels + waits + marks + timeAxis(run.endMs, lanes * lane + 4, x));
 }
 
 /**
