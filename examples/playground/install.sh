@@ -16,6 +16,11 @@ if [ ! -f "$stamp" ] || ! cmp -s package-lock.json "$stamp"; then
   rm -f node_modules/.stoic-tarball
 fi
 
+if [ ! -f ../../npm/dist/browser.js ] || [ ! -f ../../npm/dist/wasm/stoic_client_bg.wasm ]; then
+  echo "playground: npm/dist is not built: run \`make js-build\` (make playground-deps does)" >&2
+  exit 1
+fi
+
 pack=$(mktemp -d)
 trap 'rm -rf "$pack"' EXIT
 (cd ../../npm && npm pack --silent --pack-destination "$pack" >/dev/null)
