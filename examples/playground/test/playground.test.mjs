@@ -103,7 +103,8 @@ test("the built page carries the strict CSP, and loads under it (header and meta
     const { summary, elapsedMs } = await pageRun(tab);
     assert.ok(summary.attempts > 0);
     assert.deepEqual(problems.get(tab), []);
-    // The same-origin policy the worker got (the header) must allow what it did.
+    // The engine ran in the worker, whose script came with the CSP header:
+    // the wasm module compiled there under 'wasm-unsafe-eval'.
     const worker = tab.workers()[0];
     assert.ok(worker, 'the engine runs in a Web Worker');
     t.diagnostic(`default scenario: ${summary.attempts} attempts, ${summary.virtualMs} ms virtual, simulated in ${elapsedMs.toFixed(0)} ms in the page's worker`);
