@@ -11,7 +11,7 @@ use crate::convert::ms_to_secs;
 use crate::document::py_emit;
 use crate::errors::{input_error, usage_error};
 use crate::ints::http_status;
-use crate::outcome::{class, header_pairs, hint, network_kind};
+use crate::outcome::{class, header_pairs, network_kind, response};
 use crate::run::RunQuota;
 use crate::seconds::Secs;
 use crate::shared::Policy;
@@ -175,7 +175,8 @@ impl Call {
         } else {
             Vec::new()
         };
-        let outcome = Outcome::status(status).with_hint(hint(&pairs, wall_now)?);
+        // The lock is not held while Python converts the headers above.
+        let outcome = response(&self.policy.get().lock(), status, &pairs, wall_now)?;
         self.observe_with(now, outcome, detail)
     }
 

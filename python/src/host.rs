@@ -7,8 +7,8 @@ use crate::text::{LossyText, StrictText};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use stoic_core::host::{
-    self, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, HTTP_DEFAULTS, KEY_FORM,
-    KEY_HEADER, PYTHON_LIBRARIES, UNKNOWN_ERROR_CLASS,
+    self, HttpRequest, DEFAULT_OPERATION, ERROR_CODES, HTTP_DEFAULTS, KEY_FORM, KEY_HEADER,
+    PYTHON_LIBRARIES, UNKNOWN_ERROR_CLASS,
 };
 
 /// `{"error_codes": {...}, "unknown_error_class", "key_header", "key_form",

@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stoic_core::hints::{server_hint, ServerHint};
-use stoic_core::{Class, NetworkErrorKind};
+use stoic_core::{Class, NetworkErrorKind, Outcome, Policy};
 
 use crate::errors::usage_error;
 use crate::seconds::Secs;
@@ -50,6 +50,20 @@ pub(crate) fn hint(
         pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())),
         wall_now,
     ))
+}
+
+/// A response's outcome by the core's one rule
+/// ([`Policy::response_outcome`]): the server's hint in `pairs` is read only
+/// for a status `policy` may retry.
+pub(crate) fn response(
+    policy: &Policy,
+    status: u16,
+    pairs: &[(String, String)],
+    wall_now: Option<Secs>,
+) -> PyResult<Outcome<'static>> {
+    let wall_now = wall_now.map(|w| w.wall("wall_now")).transpose()?;
+    let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+    Ok(policy.response_outcome(status, pairs, wall_now))
 }
 
 /// A network error kind by its code.

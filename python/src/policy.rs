@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString};
 use stoic_core::schema::sections::Overrides;
 use stoic_core::schema::{Dialect, Value};
-use stoic_core::{CallSpec, Config, Event, Outcome, PolicyState};
+use stoic_core::{CallSpec, Config, Event, Outcome, OutcomeKind, PolicyState};
 
 use crate::call::Call;
 use crate::call_options::refuse_call_options;
@@ -19,7 +19,7 @@ use crate::convert::ms_to_secs;
 use crate::document::{doc_of, py_emit, py_of, section_of};
 use crate::errors::{config_error, input_error, usage_error};
 use crate::ints::http_status;
-use crate::outcome::{class, header_pairs, hint, network_kind};
+use crate::outcome::{class, header_pairs, network_kind, response};
 use crate::overrides::CallOverrides;
 use crate::registry::set_listening;
 use crate::seconds::Secs;
@@ -358,7 +358,16 @@ impl Policy {
                 ))
             }
         };
-        let mut outcome = kind.with_hint(hint(&pairs, wall_now)?);
+        let mut outcome = match kind.kind {
+            // A response's headers are read by the core's one rule; no
+            // other outcome carries a hint.
+            OutcomeKind::Status(status) => response(&slf.get().lock(), status, &pairs, wall_now)?,
+            _ => {
+                // Still checked: a bad wall_now is refused whatever the outcome.
+                wall_now.map(|w| w.wall("wall_now")).transpose()?;
+                kind
+            }
+        };
         let detail = detail.map(|LossyText(text)| text);
         if let Some(detail) = &detail {
             outcome = outcome.with_detail(detail);
