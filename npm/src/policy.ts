@@ -7,7 +7,7 @@
 import { ConfigError, inputError, type InputError } from './errors.js';
 import { requireLoaded } from './loaded.js';
 import { classIndexOf, networkIndex } from './codes.js';
-import { boundaryError, CorePolicy, isIdempotentMethod } from './wasm/stoic_wasm.js';
+import { boundaryError, CorePolicy } from './wasm/stoic_wasm.js';
 import { monotonicNow, wallNow } from './clock.js';
 import { hookFailed } from './hooks.js';
 import { callable, flag, httpStatus, invalidValue, jsonText, knownOptions, misuse, optionalText, optionalWellFormed, plainObject, record, shown, text as text_, time, wellFormed } from './guard.js';
@@ -225,17 +225,16 @@ export class Policy {
   start(spec: CallSpec = {}, now: number = this.now()): Call {
     knownOptions(spec, SPEC_FIELDS, 'start(spec)');
     time(now, 'now');
-    let idempotent = spec.idempotent === undefined ? undefined : flag(spec.idempotent, 'idempotent');
-    if (idempotent === undefined) {
-      idempotent = spec.method === undefined ? false : isIdempotentMethod(text_(spec.method, 'method'));
-    }
+    // Undefined: the core decides by the method (CallSpec::from_host).
+    const idempotent = spec.idempotent === undefined ? undefined : flag(spec.idempotent, 'idempotent');
+    const method = spec.method === undefined ? undefined : text_(spec.method, 'method');
     const overrides =
       spec.maxAttempts === undefined && spec.backoff === undefined
         ? undefined
         : { maxAttempts: spec.maxAttempts, backoff: spec.backoff };
     this.opened();
     try {
-      return new Call(this, startNamed(this, now, spec.operation ?? '', spec.scope ?? '', idempotent, spec.idempotencyKey, overrides));
+      return new Call(this, startNamed(this, now, spec.operation ?? '', spec.scope ?? '', idempotent, spec.idempotencyKey, overrides, method));
     } catch (error) {
       this.closed();
       throw error;
@@ -545,16 +544,17 @@ export function startNamed(
   now: number,
   operation: string,
   scope: string,
-  idempotent: boolean,
+  idempotent: boolean | undefined,
   key: string | undefined,
   overrides?: CallOverrides,
+  method?: string,
 ): number {
   // Checked here, where every named start passes: a non-string would reach
   // the text area's encoder and fail there without a code.
   const text = policy.text.write(wellFormed(operation, 'operation'), wellFormed(scope, 'scope'), optionalWellFormed(key, 'idempotencyKey'));
   return overrides === undefined
-    ? policy.core.startNamed(now, text.a, text.b, idempotent, text.c)
-    : policy.core.startWith(now, text.a, text.b, idempotent, text.c, overrides);
+    ? policy.core.startNamed(now, text.a, text.b, idempotent, text.c, method)
+    : policy.core.startWith(now, text.a, text.b, idempotent, text.c, method, overrides);
 }
 
 /** Per-call settings on a shared policy; its breakers and budgets stay shared. */

@@ -81,14 +81,18 @@ pub struct CorePolicy {
 
 impl CorePolicy {
     /// Starts a call named by the text area: `operation`, then `scope`,
-    /// then the idempotency key (`key_len` -1: none), each `*_len` bytes.
+    /// then the idempotency key (`key_len` -1: none), each `*_len` bytes;
+    /// idempotent as the caller said, else as its HTTP `method` is, else
+    /// not (`CallSpec::from_host`, the rule every binding follows).
+    #[allow(clippy::too_many_arguments)]
     fn start_from_text(
         &mut self,
         now: f64,
         operation_len: i32,
         scope_len: i32,
-        idempotent: bool,
+        idempotent: Option<bool>,
         key_len: i32,
+        method: Option<&str>,
         overrides: Option<&stoic_core::CallOverrides>,
     ) -> u32 {
         let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
@@ -99,15 +103,7 @@ impl CorePolicy {
             scope_at.saturating_add(step(scope_len)),
             key_len,
         );
-        let mut spec = CallSpec::new(operation)
-            .in_scope(scope)
-            .idempotent(idempotent);
-        if let Some(key) = key {
-            spec = spec.with_key(key);
-        }
-        if let Some(overrides) = overrides {
-            spec = spec.with_overrides(overrides);
-        }
+        let spec = CallSpec::from_host(operation, scope, idempotent, method, key, overrides);
         let call = self.inner.start(instant(now), spec);
         self.insert(call)
     }
@@ -191,29 +187,42 @@ impl CorePolicy {
 
     /// Starts a call named by the text area: `operation`, then `scope`, then
     /// the idempotency key (`key_len` -1: none), each `*_len` bytes long.
+    /// `idempotent` undefined: as the HTTP `method` is (none: not).
     #[wasm_bindgen(js_name = startNamed)]
     pub fn start_named(
         &mut self,
         now: f64,
         operation_len: i32,
         scope_len: i32,
-        idempotent: bool,
+        idempotent: Option<bool>,
         key_len: i32,
+        method: Option<String>,
     ) -> u32 {
-        self.start_from_text(now, operation_len, scope_len, idempotent, key_len, None)
+        self.start_from_text(
+            now,
+            operation_len,
+            scope_len,
+            idempotent,
+            key_len,
+            method.as_deref(),
+            None,
+        )
     }
 
     /// `startNamed` with per-call settings: `overrides` is `{ maxAttempts,
     /// backoff }` (either may be absent), checked as the policy's own config
     /// would be; the breaker and the budget stay the policy's.
     #[wasm_bindgen(js_name = startWith)]
+    // Flat arguments: numbers cross the boundary without an object to read.
+    #[allow(clippy::too_many_arguments)]
     pub fn start_with(
         &mut self,
         now: f64,
         operation_len: i32,
         scope_len: i32,
-        idempotent: bool,
+        idempotent: Option<bool>,
         key_len: i32,
+        method: Option<String>,
         given: JsValue,
     ) -> Result<u32, JsValue> {
         let wire: Overrides = read_config(&given)?;
@@ -227,6 +236,7 @@ impl CorePolicy {
             scope_len,
             idempotent,
             key_len,
+            method.as_deref(),
             Some(&overrides),
         ))
     }
