@@ -166,7 +166,7 @@ pub(crate) enum Final {
 ///
 /// The host owns it and hands it back to the policy at each step. Its
 /// idempotency key is fixed at start and returned with every attempt plan
-/// (seed 000: "generate the idempotency key once, before the first attempt").
+/// ("Retries, timeouts and doing it twice": "generate the idempotency key once, before the first attempt").
 #[derive(Clone, Debug)]
 pub struct Call {
     pub(crate) id: u64,

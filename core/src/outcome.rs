@@ -15,7 +15,7 @@ pub enum OutcomeKind {
     /// No response: a network failure of this kind.
     Network(NetworkErrorKind),
     /// The host validated the result and rejected it as a failure of this
-    /// class (seed 001: "200 with an error body", stale data).
+    /// class ("Implementing Smart Retry Logic for Transient Errors": "200 with an error body", stale data).
     Rejected(Class),
     /// The caller's own code raised an exception the host classified as this
     /// class (no response was involved: a bug, an SDK error, a local check).

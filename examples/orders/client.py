@@ -11,8 +11,9 @@ exactly-once on the server. Invalid orders are not repeated; their
 observation (what stoic tells a caller, or an agent, about a deterministic
 failure) is printed instead.
 
-As it goes it prints each decision in the seed 001 log format and a
-progress line; at the end a summary (``--json PATH`` writes it as JSON).
+As it goes it prints each decision in the log format of "Implementing Smart
+Retry Logic for Transient Errors" and a progress line; at the end a summary
+(``--json PATH`` writes it as JSON).
 Run from ``examples/``: ``python -m orders.client http://127.0.0.1:PORT``.
 """
 

@@ -14,7 +14,7 @@ The faults, by name:
 - ``reset``: the connection is reset after the headers, before the body is
   read or anything is applied;
 - ``lost_ack``: the order is committed, then the connection is dropped before
-  the response (seed 000's lost acknowledgement);
+  the response (the lost acknowledgement of "Retries, timeouts and doing it twice");
 - ``slow``: the order is processed slower than the client's timeout (the key
   stays in flight meanwhile, so a quick retry meets 409 and then a replay);
 - ``error_body``: 200 whose body says the request failed (nothing applied).

@@ -247,7 +247,7 @@ test('an idle process hears of the fleet without a call', { skip }, async () => 
     [
       ['fleet_health', 'live', undefined],
       ['breaker_transition', 'open', 'fleet_opened'],
-      ['alert_changed', 'critical', undefined], // seed 001: a breaker open is critical
+      ['alert_changed', 'critical', undefined], // "Implementing Smart Retry Logic for Transient Errors": a breaker open is critical
     ],
   );
   assert.equal(syncB.health(), 'live');

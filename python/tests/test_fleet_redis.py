@@ -359,7 +359,9 @@ def test_an_idle_process_hears_of_the_fleet_without_a_call(server: RedisServer) 
     assert fleet == [
         ("fleet_health", "live", None),
         ("breaker_transition", "open", "fleet_opened"),
-        ("alert_changed", "critical", None),  # seed 001: a breaker open is critical
+        # "Implementing Smart Retry Logic for Transient Errors": a breaker
+        # open is critical.
+        ("alert_changed", "critical", None),
     ]
     assert sync_b.health() == "live"
 

@@ -1,5 +1,6 @@
 """records= with a real structlog logger: each event at its level, with its
-fields as key-values; a log record with seed 001's fields."""
+fields as key-values; a log record with the fields of "Implementing Smart
+Retry Logic for Transient Errors"."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-//! The `metrics` resource: seed 001's metrics and alerts for one scope.
+//! The `metrics` resource: the metrics and alerts of "Implementing Smart Retry Logic for Transient Errors" for one scope.
 
 use std::cell::RefCell;
 

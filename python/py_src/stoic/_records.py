@@ -32,8 +32,9 @@ def _log(logger: logging.Logger, event: dict[str, Any]) -> None:
 
 def _structured(logger: Any, event: dict[str, Any]) -> None:
     """A structlog logger: a short message at the event's level, with the
-    event's fields as key-values; a log record's are seed 001's, as its
-    one-line JSON spells them (``delay_ms``, ``total_duration_ms``)."""
+    event's fields as key-values; a log record's are those of "Implementing
+    Smart Retry Logic for Transient Errors", as its one-line JSON spells
+    them (``delay_ms``, ``total_duration_ms``)."""
     level, message = _line(event)
     method = {logging.ERROR: "error", logging.WARNING: "warning"}.get(level, "info")
     if event.get("kind") == "log":
