@@ -17,7 +17,7 @@ engine's delay and goes round again, or ends: after a success, by raising
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator
 from types import TracebackType
 from typing import Any, Literal
 
@@ -133,8 +133,8 @@ class _Once(Attempt):
 
 class Retrying:
     """The iterable ``retrying()`` returns; iterate it with ``for`` or
-    ``async for``: the sync and the async pump of the step machine
-    (``_steps.py``), the ``with`` block being the attempt."""
+    ``async for``: a sync and an async pump of one loop (``_attempts``),
+    which only sleep."""
 
     __slots__ = ("_settings", "_steps")
 
@@ -142,12 +142,14 @@ class Retrying:
         self._settings = settings
         self._steps = Steps(settings, settings.operation)
 
-    def __iter__(self) -> Iterator[Attempt]:
+    def _attempts(self, clock: Clock) -> Generator[Attempt | float, None, None]:
+        """The loop, once: each attempt (the caller's ``with`` block runs
+        it, and reports how it ended to the steps), then, when it is
+        retried, the delay to wait before the next."""
         s, steps = self._settings, self._steps
         if not runtime.active:  # set_active(False): one attempt, no engine
             yield _Once(s)
             return
-        clock = s.clock or runtime.clock
         call = steps.begin(clock, (), {})
         last: BaseException | None = None
         try:
@@ -158,33 +160,35 @@ class Retrying:
                     return
                 last = attempt.exception
                 steps.retrying(call, last, None)
-                clock.sleep(attempt.delay)
+                yield attempt.delay
                 call.admit(clock.monotonic())
             raise steps.stopped(call, last, None)
         finally:
             steps.end(call, clock)
 
-    async def __aiter__(self) -> AsyncIterator[Attempt]:
-        s, steps = self._settings, self._steps
-        if not runtime.active:  # set_active(False): one attempt, no engine
-            yield _Once(s)
-            return
-        clock = s.clock or runtime.clock
-        call = steps.begin(clock, (), {})
-        last: BaseException | None = None
+    def __iter__(self) -> Iterator[Attempt]:
+        clock = self._settings.clock or runtime.clock
+        attempts = self._attempts(clock)
         try:
-            while call.admitted:
-                attempt = Attempt(call, clock, steps)
-                yield attempt
-                if call.finished or attempt.delay is None:
-                    return
-                last = attempt.exception
-                steps.retrying(call, last, None)
-                await clock.asleep(attempt.delay)
-                call.admit(clock.monotonic())
-            raise steps.stopped(call, last, None)
+            for step in attempts:
+                if isinstance(step, float):
+                    clock.sleep(step)
+                else:
+                    yield step
         finally:
-            steps.end(call, clock)
+            attempts.close()  # the call ends with the loop, however it ends
+
+    async def __aiter__(self) -> AsyncIterator[Attempt]:
+        clock = self._settings.clock or runtime.clock
+        attempts = self._attempts(clock)
+        try:
+            for step in attempts:
+                if isinstance(step, float):
+                    await clock.asleep(step)
+                else:
+                    yield step
+        finally:
+            attempts.close()
 
 
 def retrying(

@@ -7,10 +7,12 @@ through a thin pump that only calls, awaits and sleeps:
 1. ``begin``: start and admit the engine call (the call's scope, key and
    overrides from its arguments; its statistics told);
 2. run the attempt (the pump), then report how it ended: ``raised`` for an
-   exception, ``returned`` for a value (``rejected`` for a value refused by
-   ``attempt.reject()``); each answers the delay before the next attempt,
-   or ends the call (returns None: the value is the result, or the
-   exception goes on as itself; or raises the ``RetryError``);
+   exception; a returned value is ``Settings.judge``'s (none: a success,
+   ``call.on_success``; ``validated`` for ``validate=``; the HTTP
+   integrations' status), and ``rejected`` a value refused by
+   ``attempt.reject()``; each answers the delay before the next attempt,
+   or ends the call (None: the value is the result, or the exception goes
+   on as itself; or it raises the ``RetryError``);
 3. ``retrying``: the ``on_retry=`` hook and the records, before the pump
    discards a retried response and sleeps the delay, then ``call.admit``;
 4. ``stopped``: what to raise when the next attempt is refused;
@@ -97,15 +99,6 @@ class Steps:
         if error is None:
             return None
         raise error from exc
-
-    def returned(self, call: Call, clock: Clock, result: Any) -> float | None:
-        """The attempt returned ``result``: None when the call is over (the
-        result is the call's), else the delay before the next attempt."""
-        judge = self.settings.judge
-        if judge is None:
-            call.on_success(clock.monotonic())
-            return None
-        return judge(call, clock, self.settings, result)
 
     def rejected(self, call: Call, clock: Clock, verdict: Outcome, result: Any) -> float:
         """A result was rejected (``attempt.reject()``): as ``rejected``."""
