@@ -460,6 +460,7 @@ impl Breaker {
             TripRule::ConsecutiveFailures { threshold, compare } => (mark == Mark::Failure
                 && compare.holds(consecutive_failures, *threshold))
             .then_some(TransitionReason::ConsecutiveFailures),
+            #[cfg(feature = "rate_breaker")]
             TripRule::FailureRate {
                 window,
                 failure_rate,
@@ -483,6 +484,9 @@ impl Breaker {
                     None
                 }
             }
+            // Refused at validation in a build without the rule.
+            #[cfg(not(feature = "rate_breaker"))]
+            TripRule::FailureRate { .. } => None,
         };
         if let Some(reason) = reason {
             self.trip(now, reason);

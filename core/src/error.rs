@@ -28,6 +28,9 @@ pub enum ConfigErrorCode {
     Inconsistent,
     /// A `version` this build does not implement.
     UnsupportedVersion,
+    /// A behaviour this build leaves out (the browser's client engine, built
+    /// without the core's default features); `stoic/full` has it.
+    NotInBuild,
 }
 
 impl ConfigErrorCode {
@@ -43,6 +46,7 @@ impl ConfigErrorCode {
             ConfigErrorCode::InvalidValue => "invalid_value",
             ConfigErrorCode::Inconsistent => "inconsistent",
             ConfigErrorCode::UnsupportedVersion => "unsupported_version",
+            ConfigErrorCode::NotInBuild => "not_in_build",
         }
     }
 }

@@ -24,6 +24,7 @@ mod integer;
 mod read;
 mod results;
 pub mod sections;
+#[cfg(feature = "suggest")]
 mod suggest;
 mod value;
 mod write;

@@ -177,7 +177,11 @@ impl TripRule {
     pub const fn slow_call(&self) -> Option<&SlowCall> {
         match self {
             TripRule::ConsecutiveFailures { .. } => None,
+            #[cfg(feature = "rate_breaker")]
             TripRule::FailureRate { slow_call, .. } => slow_call.as_ref(),
+            // Refused at validation in a build without the rule.
+            #[cfg(not(feature = "rate_breaker"))]
+            TripRule::FailureRate { .. } => None,
         }
     }
 
@@ -186,7 +190,10 @@ impl TripRule {
     pub const fn window(&self) -> Option<&Window> {
         match self {
             TripRule::ConsecutiveFailures { .. } => None,
+            #[cfg(feature = "rate_breaker")]
             TripRule::FailureRate { window, .. } => Some(window),
+            #[cfg(not(feature = "rate_breaker"))]
+            TripRule::FailureRate { .. } => None,
         }
     }
 }

@@ -40,6 +40,7 @@ impl WindowCounts {
         }
     }
 
+    #[cfg(feature = "rate_breaker")]
     fn sub(&mut self, mark: Mark) {
         self.calls = self.calls.saturating_sub(1);
         match mark {
@@ -162,6 +163,7 @@ impl CallWindow {
     }
 
     /// Records one outcome at `now`.
+    #[cfg(feature = "rate_breaker")]
     pub(crate) fn record(&mut self, cfg: &Window, now: Instant, mark: Mark) {
         match (self, cfg) {
             (CallWindow::Count { marks, counts }, Window::Count { size }) => {

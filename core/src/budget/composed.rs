@@ -17,6 +17,10 @@ use crate::time::{Instant, MonotonicClamp};
 /// matters for a host that never polls, and then the oldest events go first.
 pub const EVENT_QUEUE_CAPACITY: usize = 16;
 
+/// Whether this build has the AWS token bucket and the gRPC throttle (the
+/// `token_buckets` feature; the browser's client engine leaves them out).
+const TOKEN_BUCKETS: bool = cfg!(feature = "token_buckets");
+
 /// Which budgets are on, and their settings.
 ///
 /// JSON shape: `{"ratio": {...}, "run_cap": {...}, "token_bucket": {...},
@@ -262,8 +266,16 @@ impl RetryBudget {
             clamp: MonotonicClamp::new(),
             ratio: config.ratio.map(RatioBudget::new_unchecked),
             run_cap: config.run_cap.map(RunCap::new),
-            token_bucket: config.token_bucket.map(TokenBucket::new_unchecked),
-            grpc: config.grpc.map(GrpcThrottle::new_unchecked),
+            // Without the `token_buckets` feature both stay off: validation
+            // refuses a config that turns them on.
+            token_bucket: config
+                .token_bucket
+                .filter(|_| TOKEN_BUCKETS)
+                .map(TokenBucket::new_unchecked),
+            grpc: config
+                .grpc
+                .filter(|_| TOKEN_BUCKETS)
+                .map(GrpcThrottle::new_unchecked),
             exhausted: Vec::new(),
             events: VecDeque::new(),
             dropped_events: 0,
@@ -294,7 +306,10 @@ impl RetryBudget {
             (None, Some(c)) => Some(RunCap::new(c)),
             (_, None) => None,
         };
-        self.token_bucket = match (self.token_bucket.take(), config.token_bucket) {
+        self.token_bucket = match (
+            self.token_bucket.take(),
+            config.token_bucket.filter(|_| TOKEN_BUCKETS),
+        ) {
             (Some(mut bucket), Some(c)) => {
                 bucket.reconfigure(c);
                 Some(bucket)
@@ -302,7 +317,7 @@ impl RetryBudget {
             (None, Some(c)) => Some(TokenBucket::new_unchecked(c)),
             (_, None) => None,
         };
-        self.grpc = match (self.grpc.take(), config.grpc) {
+        self.grpc = match (self.grpc.take(), config.grpc.filter(|_| TOKEN_BUCKETS)) {
             (Some(mut throttle), Some(c)) => {
                 throttle.reconfigure(c);
                 Some(throttle)
@@ -323,8 +338,8 @@ impl RetryBudget {
             .filter(|kind| match kind {
                 BudgetKind::Ratio => self.ratio.is_some(),
                 BudgetKind::RunCap => self.run_cap.is_some(),
-                BudgetKind::TokenBucket => self.token_bucket.is_some(),
-                BudgetKind::Grpc => self.grpc.is_some(),
+                BudgetKind::TokenBucket => self.token_bucket().is_some(),
+                BudgetKind::Grpc => self.grpc().is_some(),
             })
             .collect()
     }
@@ -371,11 +386,11 @@ impl RetryBudget {
             ),
             (
                 BudgetKind::TokenBucket,
-                self.token_bucket.as_ref().map(|b| b.can_acquire(kind)),
+                self.token_bucket().map(|b| b.can_acquire(kind)),
             ),
             (
                 BudgetKind::Grpc,
-                self.grpc.as_ref().map(GrpcThrottle::retry_allowed),
+                self.grpc().map(GrpcThrottle::retry_allowed),
             ),
         ];
         let mut refusal = None;
@@ -407,8 +422,7 @@ impl RetryBudget {
             let _charged = cap.try_withdraw();
         }
         let token_cost = self
-            .token_bucket
-            .as_mut()
+            .token_bucket_mut()
             .and_then(|bucket| bucket.try_acquire(kind));
         // The gRPC throttle charges failures, not retries.
         Ok(RetryTicket {
@@ -446,10 +460,10 @@ impl RetryBudget {
                 return;
             }
         }
-        if let Some(bucket) = &mut self.token_bucket {
+        if let Some(bucket) = self.token_bucket_mut() {
             bucket.on_success(ticket.and_then(|ticket| ticket.token_cost));
         }
-        if let Some(grpc) = &mut self.grpc {
+        if let Some(grpc) = self.grpc_mut() {
             grpc.on_success();
         }
     }
@@ -460,7 +474,7 @@ impl RetryBudget {
     /// charges when the retry is taken and refunds nothing on failure.
     pub fn on_attempt_failure(&mut self, now: Instant) {
         self.clamp.observe(now);
-        if let Some(grpc) = &mut self.grpc {
+        if let Some(grpc) = self.grpc_mut() {
             grpc.on_failure();
         }
     }
@@ -491,11 +505,11 @@ impl RetryBudget {
                 used: cap.used(),
                 max_retries: cap.config().max_retries,
             }),
-            token_bucket: self.token_bucket.as_ref().map(|bucket| TokenBucketStatus {
+            token_bucket: self.token_bucket().map(|bucket| TokenBucketStatus {
                 tokens: bucket.available(),
                 capacity: bucket.capacity(),
             }),
-            grpc: self.grpc.as_ref().map(|grpc| GrpcStatus {
+            grpc: self.grpc().map(|grpc| GrpcStatus {
                 milli_tokens: grpc.milli_tokens(),
                 max_milli_tokens: grpc.max_milli_tokens(),
                 retry_allowed: grpc.retry_allowed(),
@@ -515,16 +529,34 @@ impl RetryBudget {
         self.run_cap.as_ref()
     }
 
-    /// The token bucket, if on.
+    /// The token bucket, if on (never, in a build without the
+    /// `token_buckets` feature: the check is a constant there, so none of
+    /// the bucket's code is built in).
     #[must_use]
     pub const fn token_bucket(&self) -> Option<&TokenBucket> {
-        self.token_bucket.as_ref()
+        if TOKEN_BUCKETS {
+            self.token_bucket.as_ref()
+        } else {
+            None
+        }
     }
 
-    /// The gRPC throttle, if on.
+    /// The gRPC throttle, if on (never, without the `token_buckets` feature).
     #[must_use]
     pub const fn grpc(&self) -> Option<&GrpcThrottle> {
-        self.grpc.as_ref()
+        if TOKEN_BUCKETS {
+            self.grpc.as_ref()
+        } else {
+            None
+        }
+    }
+
+    fn token_bucket_mut(&mut self) -> Option<&mut TokenBucket> {
+        self.token_bucket.as_mut().filter(|_| TOKEN_BUCKETS)
+    }
+
+    fn grpc_mut(&mut self) -> Option<&mut GrpcThrottle> {
+        self.grpc.as_mut().filter(|_| TOKEN_BUCKETS)
     }
 
     /// Queues an exhaustion event for `budget` unless one was queued since it

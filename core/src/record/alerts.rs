@@ -26,6 +26,11 @@ use crate::time::Instant;
 /// times per evaluation, so a host that drains after each call never loses one.
 pub const EVENT_QUEUE_CAPACITY: usize = 32;
 
+/// Whether this build evaluates alerts (the `alerts` feature; the browser's
+/// client engine leaves them out: its rules never fire there, and a config
+/// that sets `alerts` is refused with `not_in_build`).
+const ALERTS: bool = cfg!(feature = "alerts");
+
 /// Thresholds and window for the alert rules.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
@@ -273,6 +278,9 @@ impl AlertEvaluator {
     }
 
     pub(crate) fn record(&mut self, now: Instant, delta: &WindowCounts) {
+        if !ALERTS {
+            return;
+        }
         self.window.add(now, delta);
         self.exhausted_since |= delta.exhausted > 0;
     }
@@ -280,6 +288,9 @@ impl AlertEvaluator {
     /// Re-evaluates every rule at `now` and queues a change event for each
     /// rule whose level moved.
     pub(crate) fn evaluate(&mut self, now: Instant, breaker: BreakerGauge) {
+        if !ALERTS {
+            return;
+        }
         let seen = (self.window.bucket(now), breaker);
         if !self.exhausted_since && self.last_seen == Some(seen) {
             return;

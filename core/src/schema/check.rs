@@ -148,6 +148,18 @@ impl Check {
         self.problems.push(ConfigError::new(code, field, message));
     }
 
+    /// Records `not_in_build` at `seg`: the caller asked for `what`, a
+    /// behaviour this build leaves out (a core feature turned off, as the
+    /// browser's client engine does).
+    #[inline(never)]
+    pub fn not_in_build(&mut self, seg: Seg, what: &str) {
+        self.fail_at(
+            seg,
+            ConfigErrorCode::NotInBuild,
+            format!("{what} is not in this build: import it from stoic/full"),
+        );
+    }
+
     /// Records `out_of_range` at `seg` unless `ok`.
     #[inline(never)]
     pub fn range(&mut self, ok: bool, seg: Seg, message: impl FnOnce(&Check) -> String) {

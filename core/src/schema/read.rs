@@ -14,6 +14,7 @@ use super::check::{Check, Seg};
 use super::codes::{code_value, listed};
 use super::dialect::{core_key, TimeUnit};
 use super::integer::integer;
+#[cfg(feature = "suggest")]
 use super::suggest::closest;
 use super::value::Value;
 use super::Section;
@@ -116,6 +117,15 @@ impl<'v, 'c> Fields<'v, 'c> {
         self.entries.iter().any(|(k, v)| {
             (*k == key || (dialect.accepts_core_keys && *k == core)) && *v != Value::Null
         })
+    }
+
+    /// Whether field `name` is present (not absent, not `null`), marking
+    /// it read without reading it: for a section this build leaves out,
+    /// which is refused as such rather than reported as unknown.
+    #[inline(never)]
+    pub fn skip(&mut self, name: &'static str) -> bool {
+        self.take(name, false)
+            .is_some_and(|(_, value)| *value != Value::Null)
     }
 
     /// Records `required` unless field `name` is present; returns whether
@@ -527,8 +537,11 @@ impl<'v, 'c> Fields<'v, 'c> {
                 message = format!(
                     "unknown field `{key}`: durations are float seconds here, write `{stem}`"
                 );
-            } else if let Some(close) = closest(key, &self.known) {
-                message.push_str(&format!("; did you mean `{close}`?"));
+            } else {
+                #[cfg(feature = "suggest")]
+                if let Some(close) = closest(key, &self.known) {
+                    message.push_str(&format!("; did you mean `{close}`?"));
+                }
             }
             if !self.known.is_empty() && as_seconds.is_none() {
                 let names = listed(&mut self.known.iter().map(String::as_str), "`", ", ");

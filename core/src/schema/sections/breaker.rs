@@ -4,6 +4,7 @@ use crate::breaker::{
     BreakerConfig, Compare, HalfOpenConfig, SlowCall, TripRule, Window, MAX_COUNT_WINDOW, MAX_MS,
 };
 use crate::error::ConfigErrorCode;
+#[cfg(feature = "rate_breaker")]
 use crate::key::float_text;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
@@ -27,6 +28,10 @@ impl TripKind {
         }
     }
 }
+
+/// What a build without the `rate_breaker` feature says it left out.
+#[cfg(not(feature = "rate_breaker"))]
+const FAILURE_RATE_LEFT_OUT: &str = "the \"failure_rate\" trip rule";
 
 /// A window's `kind`, in the config and in a breaker's snapshot.
 #[derive(Clone, Copy)]
@@ -114,6 +119,14 @@ impl Section for TripRule {
                 threshold: f.u32("threshold", 5),
                 compare,
             },
+            #[cfg(not(feature = "rate_breaker"))]
+            TripKind::FailureRate => {
+                f.check()
+                    .not_in_build(Seg::field("kind"), FAILURE_RATE_LEFT_OUT);
+                f.ignore_rest();
+                d
+            }
+            #[cfg(feature = "rate_breaker")]
             TripKind::FailureRate => {
                 let why = "for a failure_rate rule";
                 f.require("window", false, why);
@@ -137,6 +150,9 @@ impl Section for TripRule {
                 o.uint("threshold", *threshold);
                 o.code("compare", compare.code());
             }
+            #[cfg(not(feature = "rate_breaker"))]
+            TripRule::FailureRate { .. } => {}
+            #[cfg(feature = "rate_breaker")]
             TripRule::FailureRate {
                 window,
                 failure_rate,
@@ -158,6 +174,11 @@ impl Section for TripRule {
             TripRule::ConsecutiveFailures { threshold, .. } => {
                 c.at_least_one(Seg::field("threshold"), u64::from(*threshold), "");
             }
+            #[cfg(not(feature = "rate_breaker"))]
+            TripRule::FailureRate { .. } => {
+                c.not_in_build(Seg::field("kind"), FAILURE_RATE_LEFT_OUT);
+            }
+            #[cfg(feature = "rate_breaker")]
             TripRule::FailureRate {
                 window,
                 failure_rate,
@@ -194,6 +215,7 @@ impl Section for TripRule {
 
 /// A failure rate's valid range depends on how it is compared: the
 /// excluded end would trip on every call or on none.
+#[cfg(feature = "rate_breaker")]
 fn check_rate(c: &mut Check, seg: Seg, rate: f64, compare: Compare) {
     let ok = rate.is_finite()
         && match compare {

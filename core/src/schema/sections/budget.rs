@@ -18,8 +18,8 @@ impl Section for RetryBudgetConfig {
         RetryBudgetConfig {
             ratio: f.opt_section("ratio", d.ratio),
             run_cap: f.opt_section("run_cap", d.run_cap),
-            token_bucket: f.opt_section("token_bucket", d.token_bucket),
-            grpc: f.opt_section("grpc", d.grpc),
+            token_bucket: opt_bucket(f, "token_bucket", d.token_bucket),
+            grpc: opt_bucket(f, "grpc", d.grpc),
         }
     }
 
@@ -34,13 +34,54 @@ impl Section for RetryBudgetConfig {
         if let Some(ratio) = &self.ratio {
             c.within(Seg::field("ratio"), |c| ratio.check(c));
         }
-        if let Some(bucket) = &self.token_bucket {
-            c.within(Seg::field("token_bucket"), |c| bucket.check(c));
+        #[cfg(feature = "token_buckets")]
+        {
+            if let Some(bucket) = &self.token_bucket {
+                c.within(Seg::field("token_bucket"), |c| bucket.check(c));
+            }
+            if let Some(grpc) = &self.grpc {
+                c.within(Seg::field("grpc"), |c| grpc.check(c));
+            }
         }
-        if let Some(grpc) = &self.grpc {
-            c.within(Seg::field("grpc"), |c| grpc.check(c));
+        #[cfg(not(feature = "token_buckets"))]
+        for (name, on, what) in [
+            (
+                "token_bucket",
+                self.token_bucket.is_some(),
+                "the AWS token bucket",
+            ),
+            ("grpc", self.grpc.is_some(), "the gRPC throttle"),
+        ] {
+            if on {
+                c.not_in_build(Seg::field(name), what);
+            }
         }
     }
+}
+
+/// A token bucket's section. Without the `token_buckets` feature, turning
+/// one on is refused at its own key (`budget.token_bucket`), its fields
+/// unread: there is no bucket here to read them for.
+fn opt_bucket<T: Section>(
+    f: &mut Fields<'_, '_>,
+    name: &'static str,
+    default: Option<T>,
+) -> Option<T> {
+    #[cfg(not(feature = "token_buckets"))]
+    {
+        let _ = default;
+        if f.skip(name) {
+            let what = if name == "grpc" {
+                "the gRPC throttle"
+            } else {
+                "the AWS token bucket"
+            };
+            f.check().not_in_build(Seg::field(name), what);
+        }
+        None
+    }
+    #[cfg(feature = "token_buckets")]
+    f.opt_section(name, default)
 }
 
 impl Section for RatioConfig {

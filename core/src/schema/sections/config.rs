@@ -25,7 +25,7 @@ impl Section for Config {
             observation: f.section("observation", d.observation),
             breaker: f.opt_section("breaker", d.breaker),
             budget: f.section("budget", d.budget),
-            alerts: f.section("alerts", d.alerts),
+            alerts: alerts(f, d.alerts),
             max_scopes: f.u32("max_scopes", d.max_scopes),
             log_records: f.bool("log_records", d.log_records),
         }
@@ -75,7 +75,13 @@ impl Section for Config {
             c.within(Seg::field("breaker"), |c| breaker.check(c));
         }
         c.within(Seg::field("budget"), |c| self.budget.check(c));
+        #[cfg(feature = "alerts")]
         c.within(Seg::field("alerts"), |c| self.alerts.check(c));
+        // Without alerts, only the defaults (which raise none) are accepted.
+        #[cfg(not(feature = "alerts"))]
+        if self.alerts != crate::record::AlertConfig::default() {
+            c.not_in_build(Seg::field("alerts"), ALERTS_LEFT_OUT);
+        }
         c.count_from(
             Seg::field("max_scopes"),
             u64::from(self.max_scopes),
@@ -83,6 +89,27 @@ impl Section for Config {
             u64::from(MAX_SCOPES),
         );
     }
+}
+
+/// What a build without the `alerts` feature says it left out.
+#[cfg(not(feature = "alerts"))]
+const ALERTS_LEFT_OUT: &str = "alerts";
+
+/// The `alerts` section. Without the `alerts` feature, giving it at all is
+/// refused at its key (`alerts`), its fields unread.
+fn alerts(
+    f: &mut Fields<'_, '_>,
+    default: crate::record::AlertConfig,
+) -> crate::record::AlertConfig {
+    #[cfg(not(feature = "alerts"))]
+    if f.skip("alerts") {
+        f.check()
+            .not_in_build(Seg::field("alerts"), ALERTS_LEFT_OUT);
+    }
+    #[cfg(not(feature = "alerts"))]
+    return default;
+    #[cfg(feature = "alerts")]
+    f.section("alerts", default)
 }
 
 fn check_attempts(c: &mut Check, n: u32) {
