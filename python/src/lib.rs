@@ -44,6 +44,7 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clock::monotonic, m)?)?;
     m.add_class::<shared::Policy>()?;
     m.add_class::<call::Call>()?;
+    m.add_class::<policy::CallStart>()?;
     m.add_class::<overrides::CallOverrides>()?;
     m.add_class::<backoff::Backoff>()?;
     m.add_class::<breaker::Breaker>()?;

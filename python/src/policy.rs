@@ -119,6 +119,54 @@ pub(crate) fn event_to_py<'py>(py: Python<'py>, event: &Event) -> PyResult<Bound
     Ok(value)
 }
 
+/// Starts `spec` and admits its first attempt, under one lock.
+fn begin_call(
+    py: Python<'_>,
+    policy: &Py<Policy>,
+    now: Secs,
+    spec: CallSpec<'_>,
+) -> PyResult<Call> {
+    let at = now.instant("now")?;
+    let (call, admission) = {
+        let mut locked = policy.get().lock();
+        let mut call = locked.start(at, spec);
+        let admission = locked.before_attempt(at, &mut call);
+        (call, admission)
+    };
+    let mut call = Call::new(policy.clone_ref(py), call);
+    call.set_admission(admission);
+    Ok(call)
+}
+
+/// `Policy.begin`'s arguments after `now`, checked once
+/// (`Policy.call_start`): the decorator's calls all start alike.
+#[pyclass(frozen, module = "stoic._stoic")]
+#[derive(Debug)]
+pub(crate) struct CallStart {
+    policy: Py<Policy>,
+    operation: String,
+    scope: String,
+    idempotent: Option<bool>,
+    key: Option<String>,
+    overrides: Option<Py<CallOverrides>>,
+}
+
+#[pymethods]
+impl CallStart {
+    /// `policy.begin(now, ...)` with the arguments given to `call_start`.
+    fn begin(&self, py: Python<'_>, now: Secs) -> PyResult<Call> {
+        let spec = CallSpec::from_host(
+            &self.operation,
+            &self.scope,
+            self.idempotent,
+            None,
+            self.key.as_deref(),
+            self.overrides.as_ref().map(|o| &o.get().inner),
+        );
+        begin_call(py, &self.policy, now, spec)
+    }
+}
+
 #[pymethods]
 impl Policy {
     /// `Policy(**config)`: keyword config in the Python spelling (float
@@ -301,16 +349,32 @@ impl Policy {
             key.map(|k| k.0),
             overrides.as_deref().map(|o| &o.inner),
         );
-        let at = now.instant("now")?;
-        let (call, admission) = {
-            let mut policy = slf.get().lock();
-            let mut call = policy.start(at, spec);
-            let admission = policy.before_attempt(at, &mut call);
-            (call, admission)
-        };
-        let mut call = Call::new(slf.clone().unbind(), call);
-        call.set_admission(admission);
-        Ok(call)
+        begin_call(slf.py(), slf.as_unbound(), now, spec)
+    }
+
+    /// `begin`'s arguments after `now`, checked once: a runtime whose calls
+    /// all start alike (the same operation, scope, key and overrides)
+    /// begins each with `CallStart.begin(now)`.
+    #[pyo3(
+        signature = (operation=StrictText(""), scope=StrictText(""), idempotent=None, key=None, overrides=None),
+        text_signature = "($self, operation='', scope='', idempotent=None, key=None, overrides=None)"
+    )]
+    fn call_start(
+        slf: &Bound<'_, Self>,
+        operation: StrictText<'_>,
+        scope: StrictText<'_>,
+        idempotent: Option<bool>,
+        key: Option<StrictText<'_>>,
+        overrides: Option<Py<CallOverrides>>,
+    ) -> CallStart {
+        CallStart {
+            policy: slf.clone().unbind(),
+            operation: operation.0.to_owned(),
+            scope: scope.0.to_owned(),
+            idempotent,
+            key: key.map(|k| k.0.to_owned()),
+            overrides,
+        }
     }
 
     /// May the next attempt of `call` go out now? The admission as a dict

@@ -6,7 +6,7 @@ attempts (``fn(*args, **kwargs)``), reports how each ended to the steps,
 sleeps the delay they answer and asks for the next attempt, until the call
 is over. The decorator's wrapper *is* this function (no frame in between:
 the success path is measured in nanoseconds), so a call whose scope and key
-are fixed begins without a step of its own (``Steps.begin_args``); the
+are fixed begins without a step of its own (``Steps.begin_now``); the
 httpx transports, the requests adapter, the aiohttp middleware and agent
 runs call it per request. What differs between them is data, the
 ``Settings``:
@@ -49,14 +49,13 @@ def sync_loop(
     begin, raised, retrying, stopped = steps.begin, steps.raised, steps.retrying, steps.stopped
     policy, records, fixed_clock, started = s.policy, s.records, s.clock, s.started
     judge, discard, limit, resume = s.judge, s.discard, s.limit, s.resume
-    fast, policy_begin = steps.begin_args is not None, s.policy.begin
-    _op, scope, idempotent, key, overrides = steps.begin_args or (None,) * 5
+    begin_now = steps.begin_now
     coroutine = CoroutineType
 
     def loop(*args: Any, **kwargs: Any) -> Any:
-        if fast and runtime.plain:
+        if begin_now is not None and runtime.plain:
             clock = fixed_clock or runtime.clock
-            call = policy_begin(clock.monotonic(), operation, scope, idempotent, key, overrides)
+            call = begin_now(clock.monotonic())
             if started is not None:
                 started(call)
         elif not runtime.active:  # set_active(False): one attempt, no engine
@@ -114,13 +113,12 @@ def async_loop(
     begin, raised, retrying, stopped = steps.begin, steps.raised, steps.retrying, steps.stopped
     policy, records, fixed_clock, started = s.policy, s.records, s.clock, s.started
     judge, adiscard, limit, preempt = s.judge, s.adiscard, s.limit, s.preempt
-    fast, policy_begin = steps.begin_args is not None, s.policy.begin
-    _op, scope, idempotent, key, overrides = steps.begin_args or (None,) * 5
+    begin_now = steps.begin_now
 
     async def loop(*args: Any, **kwargs: Any) -> Any:
-        if fast and runtime.plain:
+        if begin_now is not None and runtime.plain:
             clock = fixed_clock or runtime.clock
-            call = policy_begin(clock.monotonic(), operation, scope, idempotent, key, overrides)
+            call = begin_now(clock.monotonic())
             if started is not None:
                 started(call)
         elif not runtime.active:  # set_active(False): one attempt, no engine

@@ -47,21 +47,33 @@ Start = Callable[..., Call]
 class Steps:
     """One runtime's steps (see the module): its options, read once."""
 
-    __slots__ = ("begin_args", "operation", "records", "settings", "start")
+    __slots__ = ("begin_now", "operation", "records", "settings", "start")
 
     def __init__(self, settings: Settings, operation: str, start: Start | None = None) -> None:
         self.settings = settings
         self.operation = operation
         self.start = start
         self.records = settings.records
-        #: ``policy.begin``'s arguments after ``now`` when they are the same
-        #: for every call (no ``start``, a fixed scope and key), else None:
-        #: the pumps' fast path begins the call without a step of its own.
-        self.begin_args: tuple[Any, ...] | None = (
-            None
-            if start is not None or callable(settings.scope) or callable(settings.key)
-            else (operation, settings.scope, settings.idempotent, settings.key, settings.overrides)
-        )
+        #: Begins a call at ``now`` when every call begins alike (no
+        #: ``start``, a fixed scope and key): ``policy.begin``'s other
+        #: arguments checked once (``Policy.call_start``), so the pumps'
+        #: fast path begins the call without a step of its own. None
+        #: otherwise, and when they fail their checks (a scope with a lone
+        #: surrogate): the call's ``begin`` then raises, at the call.
+        self.begin_now: Callable[[float], Call] | None = None
+        if start is None and not callable(settings.scope) and not callable(settings.key):
+            try:
+                prepared = settings.policy.call_start(
+                    operation,
+                    settings.scope,
+                    settings.idempotent,
+                    settings.key,
+                    settings.overrides,
+                )
+            except Exception:  # each call's begin raises it again
+                pass
+            else:
+                self.begin_now = prepared.begin
 
     def begin(self, clock: Clock, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
         """Starts and admits the call of these arguments (check

@@ -12,6 +12,7 @@ __all__ = [
     "Breaker",
     "Call",
     "CallOverrides",
+    "CallStart",
     "LogRecord",
     "Metrics",
     "Permit",
@@ -115,6 +116,14 @@ class Policy:
         key: str | None = None,
         overrides: CallOverrides | None = None,
     ) -> Call: ...
+    def call_start(
+        self,
+        operation: str = "",
+        scope: str = "",
+        idempotent: bool | None = None,
+        key: str | None = None,
+        overrides: CallOverrides | None = None,
+    ) -> CallStart: ...
     def before_attempt(self, now: float, call: Call) -> dict[str, Any]: ...
     def on_outcome(
         self,
@@ -148,6 +157,10 @@ class Policy:
     def metrics_total(self) -> dict[str, Any]: ...
     def snapshot(self) -> str: ...
     def restore(self, state: str | Mapping[str, Any]) -> dict[str, Any]: ...
+
+@final
+class CallStart:
+    def begin(self, now: float) -> Call: ...
 
 @final
 class Call:
