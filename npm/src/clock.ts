@@ -15,6 +15,9 @@ const perf: Performance | undefined = (globalThis as { performance?: Performance
 
 const origin = perf !== undefined && typeof perf.now === 'function' ? perf.timeOrigin : 0;
 
+/** When above 0, `monotonicNow() - timeOrigin` is `performance.now()` (one reading serves both clocks). */
+export const timeOrigin: number = origin;
+
 export const monotonicNow: () => number =
   perf !== undefined && origin > 0 ? () => origin + perf.now() : () => Date.now();
 

@@ -13,14 +13,14 @@
  * therefore lives here, not twice.
  */
 import { type Attempt, AttemptContext } from './attempt.js';
-import { sleep as defaultSleep } from './clock.js';
+import { monotonicNow, sleep as defaultSleep, timeOrigin } from './clock.js';
 import { RetryError } from './errors.js';
 import { hookFailed } from './hooks.js';
 import { Abi } from './abi.generated.js';
 import { checked, type Policy, report } from './policy.js';
 import { noWait, switches } from './testing.js';
 import type { GiveUp, Outcome, Retry } from './types.js';
-import { bounded } from './watch.js';
+import { Bound, bounded, enter, leave } from './watch.js';
 
 /** How one kind of call runs and reads its attempts. */
 export interface Steps<V> {
@@ -34,6 +34,22 @@ export interface Steps<V> {
   readonly streams: boolean;
   /** The response of a failed attempt whose headers arrived before its body was cut, if any. */
   cutResponse?(): Response | undefined;
+  /**
+   * Whether a value the attempt returned is a success with nothing to
+   * judge (no validator, not a response), decided without side effects: the
+   * loop then ends the call without `judge`. Absent: every value is judged.
+   */
+  plain?(value: V): boolean;
+}
+
+/** The first attempt, already run by `runCall`'s fast path, and how it ended. */
+interface FirstAttempt<V> {
+  readonly context: AttemptContext;
+  readonly value: V | undefined;
+  readonly threw: boolean;
+  readonly thrown: unknown;
+  /** The decision kind when the fast path already reported the value as a success. */
+  readonly kind?: number;
 }
 
 /** What the loop is told before each wait. */
@@ -138,7 +154,7 @@ async function giveUp(
  * wrote it, before any await or callback: for the first attempt, that run
  * began in the caller, which calls this function right after `begin`.
  */
-export async function runCall<V>(
+export function runCall<V>(
   policy: Policy,
   handle: number,
   admitted: boolean,
@@ -147,6 +163,163 @@ export async function runCall<V>(
   steps: Steps<V>,
   options: LoopOptions,
   now: () => number,
+): Promise<V> {
+  if (!admitted || options.signal !== undefined || steps.plain === undefined) return loop(policy, handle, admitted, t, key, steps, options, now, undefined);
+  const area = policy.plan.view();
+  const attempt = area[Abi.PLAN_ATTEMPT] as number;
+  if (attempt === Abi.NOT_ADMITTED) return loop(policy, handle, admitted, t, key, steps, options, now, undefined);
+  const limit = area[Abi.PLAN_TIMEOUT_MS] as number;
+  const context = new AttemptContext(attempt, limit, key, undefined);
+  let ran: V | PromiseLike<V>;
+  try {
+    ran = steps.attempt(context);
+  } catch (thrown) {
+    return loop(policy, handle, admitted, t, key, steps, options, now, { context, value: undefined, threw: true, thrown });
+  }
+  if (!isThenable(ran)) return loop(policy, handle, admitted, t, key, steps, options, now, { context, value: ran, threw: false, thrown: undefined });
+  return firstAttempt(policy, handle, t, key, steps, options, now, context, ran, limit);
+}
+
+/**
+ * The fast path of a call's first attempt, when it returned a promise and
+ * the caller gave no signal: the call's promise settles from the attempt's
+ * own (one turn, where awaiting a bounded wait inside the loop takes two and
+ * about 0.3 us more). A plain success ends the call here; anything else
+ * (a failure, the attempt's timeout, a value to judge) goes on in `loop`,
+ * exactly as if the loop had awaited the attempt.
+ */
+function firstAttempt<V>(
+  policy: Policy,
+  handle: number,
+  t: number,
+  key: string | null,
+  steps: Steps<V>,
+  options: LoopOptions,
+  now: () => number,
+  context: AttemptContext,
+  ran: PromiseLike<V>,
+  limit: number,
+): Promise<V> {
+  // The attempt's timeout, on the shared timer (watch.ts), from the loop's
+  // own clock reading when that is the default clock.
+  const at = limit < 0 ? -1 : (now === monotonicNow && timeOrigin > 0 ? t - timeOrigin : performance.now()) + limit;
+  const wait = new FirstWait(at, policy, handle, t, key, steps, options, now, context);
+  if (limit >= 0) enter(wait);
+  ran.then(
+    (value) => wait.fulfilled(value),
+    (thrown: unknown) => wait.rejected(thrown),
+  );
+  return wait.promise;
+}
+
+/** The promise executor's resolving functions, taken without a closure per call. */
+let resolveNext: (value: never) => void = () => undefined;
+let rejectNext: (reason: unknown) => void = () => undefined;
+function capture(resolve: (value: never) => void, reject: (reason: unknown) => void): void {
+  resolveNext = resolve;
+  rejectNext = reject;
+}
+
+/** The first attempt's wait (`firstAttempt`): one object, its own bound, no closures but the two `then` takes. */
+class FirstWait<V> extends Bound {
+  readonly promise: Promise<V>;
+  readonly #resolve: (value: V) => void;
+  readonly #reject: (reason: unknown) => void;
+  #waiting = true;
+
+  constructor(
+    at: number,
+    private readonly policy: Policy,
+    private readonly handle: number,
+    private readonly t: number,
+    private readonly key: string | null,
+    private readonly steps: Steps<V>,
+    private readonly options: LoopOptions,
+    private readonly now: () => number,
+    private readonly context: AttemptContext,
+  ) {
+    super(at);
+    this.promise = new Promise<V>(capture);
+    this.#resolve = resolveNext as (value: V) => void;
+    this.#reject = rejectNext;
+  }
+
+  /** The attempt's timeout passed first: a result that comes later is dropped, as in the loop. */
+  override expire(): void {
+    this.#waiting = false;
+    this.#handOver({ context: this.context, value: undefined, threw: true, thrown: this.context.expire() });
+  }
+
+  fulfilled(value: V): void {
+    if (!this.#waiting) return;
+    this.#waiting = false;
+    leave(this);
+    const { policy, handle, context, steps } = this;
+    try {
+      // A value to judge (or a test that throws) is the loop's.
+      if (steps.plain?.(value) !== true) throw undefined;
+    } catch {
+      this.#handOver({ context, value, threw: false, thrown: undefined });
+      return;
+    }
+    // From here on as the loop's success: an error ends the call and rejects with it.
+    let kind: number;
+    try {
+      context.done(steps.streams);
+      // Reports the success and closes the call if that ended it.
+      kind = checked(policy.core.succeed(handle, this.now()));
+    } catch (error) {
+      settleEnd(policy, handle, true, this.#reject);
+      this.#reject(error);
+      return;
+    }
+    if (kind === Abi.DONE) {
+      if (settleEnd(policy, handle, false, this.#reject)) this.#resolve(value);
+      return;
+    }
+    // Not reached (a success ends a call): the loop goes on from the decision.
+    this.#handOver({ context, value, threw: false, thrown: undefined, kind });
+  }
+
+  rejected(thrown: unknown): void {
+    if (!this.#waiting) return;
+    this.#waiting = false;
+    leave(this);
+    this.#handOver({ context: this.context, value: undefined, threw: true, thrown });
+  }
+
+  #handOver(first: FirstAttempt<V>): void {
+    loop(this.policy, this.handle, true, this.t, this.key, this.steps, this.options, this.now, first).then(this.#resolve, this.#reject);
+  }
+}
+
+/**
+ * A call's end outside the loop, the same as the loop's `finally`; an error
+ * there rejects the call, as it would from the loop. Returns whether it ended cleanly.
+ */
+function settleEnd(policy: Policy, handle: number, open: boolean, reject: (error: unknown) => void): boolean {
+  try {
+    if (open) policy.core.close(handle);
+    policy.flush();
+    return true;
+  } catch (error) {
+    reject(error);
+    return false;
+  } finally {
+    policy.closed();
+  }
+}
+
+async function loop<V>(
+  policy: Policy,
+  handle: number,
+  admitted: boolean,
+  t: number,
+  key: string | null,
+  steps: Steps<V>,
+  options: LoopOptions,
+  now: () => number,
+  first: FirstAttempt<V> | undefined,
 ): Promise<V> {
   const core = policy.core;
   const plan = policy.plan;
@@ -162,21 +335,35 @@ export async function runCall<V>(
   let response: Response | undefined;
   try {
     for (;;) {
-      if (ask) checked(core.beforeAttempt(handle, t));
-      const area = plan.view();
-      attempt = area[Abi.PLAN_ATTEMPT] as number;
-      if (attempt === Abi.NOT_ADMITTED) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
+      // The first attempt, when runCall's fast path ran it, is resumed here.
+      const resumed = first;
+      first = undefined;
+      let context: AttemptContext;
+      if (resumed !== undefined) {
+        context = resumed.context;
+        attempt = context.attempt;
+      } else {
+        if (ask) checked(core.beforeAttempt(handle, t));
+        const area = plan.view();
+        attempt = area[Abi.PLAN_ATTEMPT] as number;
+        if (attempt === Abi.NOT_ADMITTED) throw await giveUp(core.admission(handle) as GiveUp, made, error, response, options);
+        context = new AttemptContext(attempt, area[Abi.PLAN_TIMEOUT_MS] as number, key, signal);
+      }
       made = attempt;
-      const limit = area[Abi.PLAN_TIMEOUT_MS] as number;
-      const context = new AttemptContext(attempt, limit, key, signal);
       let value: V | undefined;
       let failure: Outcome | undefined;
       try {
-        const ran = run(context);
-        // A promise is awaited only to its bound: the attempt's timeout or
-        // the caller's abort ends the wait whatever the function does, and a
-        // result that comes later is dropped.
-        value = await (isThenable(ran) ? bounded(ran, limit, signal, () => context.expire()) : ran);
+        if (resumed !== undefined) {
+          if (resumed.threw) throw resumed.thrown;
+          value = resumed.value;
+        } else {
+          const ran = run(context);
+          // A promise is awaited only to its bound: the attempt's timeout or
+          // the caller's abort ends the wait whatever the function does, and a
+          // result that comes later is dropped.
+          const limit = context.timeoutMs ?? -1;
+          value = await (isThenable(ran) ? bounded(ran, limit, signal, () => context.expire()) : ran);
+        }
       } catch (thrown) {
         if (signal?.aborted) {
           core.cancel(handle, now());
@@ -191,6 +378,12 @@ export async function runCall<V>(
       let kind: number;
       if (failure !== undefined) {
         kind = report(policy, handle, failure, now());
+      } else if (resumed?.kind !== undefined) {
+        // The fast path reported the success already (not reached: a success ends its call).
+        error = undefined;
+        response = undefined;
+        kind = resumed.kind;
+        open = kind !== Abi.DONE;
       } else {
         // Outside the attempt's catch: a validator that throws ends the call
         // (the finally below releases it) and reaches the caller as itself.

@@ -219,6 +219,10 @@ class FunctionSteps<T> implements Steps<T> {
     return custom(this.#options.classify?.(thrown), thrown) ?? errorOutcome(thrown, timedOut);
   }
 
+  plain(value: T): boolean {
+    return this.#options.validate === undefined && !isResponse(value);
+  }
+
   judge(value: T): Outcome | undefined | PromiseLike<Outcome | undefined> {
     const validate = this.#options.validate;
     if (validate === undefined) return statusOf(value);

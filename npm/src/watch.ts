@@ -16,12 +16,17 @@
  * swap, not a search or a hash (a `Set` of fresh objects costs several
  * times more per call).
  */
-class Bound {
+export class Bound {
   slot = -1;
   constructor(
     readonly at: number,
-    readonly expire: () => void,
+    readonly onExpire?: () => void,
   ) {}
+
+  /** Ends the wait (a subclass may end it itself, without a closure). */
+  expire(): void {
+    this.onExpire?.();
+  }
 }
 
 const pending: Bound[] = [];
@@ -41,7 +46,7 @@ function hold(on: boolean): void {
   else t.unref?.();
 }
 
-function enter(bound: Bound): void {
+export function enter(bound: Bound): void {
   bound.slot = pending.length;
   pending.push(bound);
   if (timer !== undefined && timerAt <= bound.at) {
@@ -53,7 +58,7 @@ function enter(bound: Bound): void {
   timer = setTimeout(fire, Math.max(0, bound.at - performance.now()));
 }
 
-function leave(bound: Bound): void {
+export function leave(bound: Bound): void {
   const slot = bound.slot;
   if (slot < 0) return;
   bound.slot = -1;
