@@ -93,9 +93,12 @@ build_module() {
 
 # The full module: every entry but the browser's.
 build_module stoic_wasm "$target_dir" "$full_opt" "$full_opt"
-# The client build for the browser entry: no standalone parts, server-side
-# idempotency or snapshots (see wasm/src/lib.rs). Its own target dir, so
-# that neither build invalidates the other's artefact.
+# The client build for the browser entry: every feature of the wasm crate
+# off, and with them the core's that leave whole behaviours out (standalone
+# parts, server-side idempotency, snapshots, the fleet, measuring, the
+# failure-rate breaker, the token buckets, alerts, "did you mean"; see
+# wasm/src/lib.rs). Its own target dir, so that neither build invalidates
+# the other's artefact.
 build_module stoic_client "$target_dir/client" s "$client_core_opt" --no-default-features
 
 echo "js-build: tsc"

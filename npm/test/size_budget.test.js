@@ -9,7 +9,10 @@
 // the ceiling whenever a change makes the module smaller. Raised from 93,400
 // when the app measured 93,436 (14,276 JS + 79,160 wasm): bounded attempt
 // waits, hooks that cannot fail a call, and the body_cut, refused_locally
-// and not_a_failure outcomes with their texts.
+// and not_a_failure outcomes with their texts. Lowered from 95,300 to
+// 90,600 when the client build left out the failure-rate breaker, the token
+// buckets, alerts and "did you mean" (core features; 79,909 -> 74,682 bytes
+// of wasm), with the app at 89,733 (15,051 JS + 74,682 wasm).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -21,7 +24,7 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const CEILING = 95_300;
+const CEILING = 90_600;
 const GOAL = 40_000;
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;

@@ -25,8 +25,14 @@
 //! the browser entry), which leaves out what a web client does not need so
 //! that it downloads half as much: the standalone parts, log/metric
 //! helpers, canonical JSON and content keys (`tools`), server-side
-//! idempotency (`server`), policy snapshots (`snapshot`) and the fleet
-//! exchange (`fleet`). The decision path is the same code in both.
+//! idempotency (`server`), policy snapshots (`snapshot`), the fleet
+//! exchange (`fleet`), measuring (`measure`), and, as features of the core,
+//! the failure-rate and slow-call breaker rules with their windows
+//! (`rate_breaker`), the AWS token bucket and the gRPC throttle
+//! (`token_buckets`), alerts (`alerts`) and the config reader's "did you
+//! mean" (`suggest`). A config asking the client module for one of those is
+//! refused by the core with `not_in_build`, naming `stoic/full`. The
+//! decision path is the same code in both.
 #![warn(
     clippy::unwrap_used,
     clippy::expect_used,

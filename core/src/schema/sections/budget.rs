@@ -26,8 +26,17 @@ impl Section for RetryBudgetConfig {
     fn write(&self, o: &mut Out) {
         o.opt_section("ratio", self.ratio.as_ref());
         o.opt_section("run_cap", self.run_cap.as_ref());
-        o.opt_section("token_bucket", self.token_bucket.as_ref());
-        o.opt_section("grpc", self.grpc.as_ref());
+        #[cfg(feature = "token_buckets")]
+        {
+            o.opt_section("token_bucket", self.token_bucket.as_ref());
+            o.opt_section("grpc", self.grpc.as_ref());
+        }
+        // Always off without the `token_buckets` feature (refused when read):
+        // `null`, the document's shape unchanged.
+        #[cfg(not(feature = "token_buckets"))]
+        for name in ["token_bucket", "grpc"] {
+            o.opt_text(name, None);
+        }
     }
 
     fn check(&self, c: &mut Check) {

@@ -93,7 +93,7 @@ impl Section for Config {
 
 /// What a build without the `alerts` feature says it left out.
 #[cfg(not(feature = "alerts"))]
-const ALERTS_LEFT_OUT: &str = "alerts";
+const ALERTS_LEFT_OUT: &str = "alerting (the `alerts` section)";
 
 /// The `alerts` section. Without the `alerts` feature, giving it at all is
 /// refused at its key (`alerts`), its fields unread.
