@@ -7,8 +7,10 @@
  *
  * The package build points this entry's glue import at the client build
  * (`./wasm/stoic_client.js`, `stoic_client_bg.wasm`), which leaves out the
- * standalone parts, server-side idempotency and snapshots; `stoic/full` has
- * them in browsers.
+ * standalone parts, server-side idempotency, snapshots, measuring, the
+ * failure-rate and slow-call breakers, the token buckets, alerts and "did you
+ * mean" (a config asking for one is refused with `not_in_build`); `stoic/full`
+ * has them in browsers.
  */
 import { markLoaded } from './loaded.js';
 import init from './wasm/stoic_wasm.js';
