@@ -1,8 +1,9 @@
 /**
  * What an attempt function receives: its number, its limits, and an
  * `AbortSignal` that fires at the attempt's timeout or when the caller
- * aborts. The signal (and its timer) is only made if the function reads it,
- * so a function that ignores it costs nothing.
+ * aborts. The signal is only made if the function reads it, so a function
+ * that ignores it costs nothing; its timeout is the loop's bound on the
+ * attempt (one shared timer), not a timer of its own.
  */
 
 export interface Attempt {
@@ -23,7 +24,6 @@ export class AttemptContext implements Attempt {
   readonly idempotencyKey: string | null;
   readonly #outer: AbortSignal | undefined;
   #controller: AbortController | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
   #unlink: (() => void) | undefined;
   /** Whether this attempt's own timeout fired. */
   timedOut = false;
@@ -43,12 +43,10 @@ export class AttemptContext implements Attempt {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
-      if (this.#timeoutMs >= 0) {
-        this.#timer = setTimeout(() => {
-          this.timedOut = true;
-          controller.abort(new DOMException('the attempt timed out', 'TimeoutError'));
-        }, this.#timeoutMs);
-      }
+      // The timeout needs no timer here: the loop bounds every attempt that
+      // returns a promise by the same time on its shared timer (watch.ts),
+      // whose expiry calls `expire()`, which aborts this signal; an attempt
+      // that returns anything else is over, and done, at once.
       const outer = this.#outer;
       if (outer !== undefined) {
         if (outer.aborted) {
@@ -76,11 +74,10 @@ export class AttemptContext implements Attempt {
   }
 
   /**
-   * Stops the timer and unlinks the caller's signal; `keepCaller` leaves the
+   * Unlinks the caller's signal; `keepCaller` leaves the
    * caller's signal linked, for a streamed body the caller reads later.
    */
   done(keepCaller = false): void {
-    if (this.#timer !== undefined) clearTimeout(this.#timer);
     if (!keepCaller) this.#unlink?.();
   }
 }

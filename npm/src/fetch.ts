@@ -21,7 +21,7 @@ import { resendMarker, type ResendMarker } from './tracing.js';
 import { refusedCrossOriginHint } from './cors.js';
 import { hostTables, outcomeOfError } from './classify.js';
 import { isEventStream, keyHeaderValue, nestedRetryHeader, parseKeyHeader, randomKey, validatesStatus, wantsExcerpt } from './wasm/stoic_wasm.js';
-import { planOf } from './http-plan.js';
+import { type HttpPlan, planOf } from './http-plan.js';
 import {
   callable,
   checkedOptions,
@@ -196,6 +196,39 @@ function idleBounded(original: Response, idleMs: number | null): Response {
   return rebuilt(original, body);
 }
 
+/**
+ * The last plan worked out for a request without a key, and what it was
+ * asked with: a client sends the same request again and again, the plan is
+ * a pure function of these, and the crossing (strings both ways) is a few
+ * percent of a request's overhead.
+ */
+let lastPlan: { method: string; host: string; path: string; flags: number; plan: Readonly<HttpPlan> } | undefined;
+
+/** `planOf`, without the crossing for the keyless request planned last. */
+function requestPlan(method: string, host: string, path: string, key: string | undefined, deduplicates: boolean, keys: boolean): Readonly<HttpPlan> {
+  const flags = (deduplicates ? 1 : 0) | (keys ? 2 : 0);
+  const last = lastPlan;
+  if (key === undefined && last !== undefined && last.flags === flags && last.method === method && last.host === host && last.path === path) {
+    return last.plan;
+  }
+  const plan = Object.freeze(planOf(method, host, path, key, deduplicates, keys));
+  if (key === undefined) lastPlan = { method, host, path, flags, plan };
+  return plan;
+}
+
+/** The last content type asked about, and the core's answer (a client's responses mostly share one). */
+let lastContentType = '';
+let lastIsEventStream = false;
+
+/** `isEventStream`, without the crossing for the content type asked about last. */
+function eventStream(contentType: string): boolean {
+  if (contentType !== lastContentType) {
+    lastIsEventStream = isEventStream(contentType);
+    lastContentType = contentType;
+  }
+  return lastIsEventStream;
+}
+
 /** Whether a response can be rebuilt from its bytes (opaque and 1xx ones cannot). */
 function canBuffer(response: Response): boolean {
   return response.status >= 200 && response.status <= 599 && response.type !== 'opaque' && response.type !== 'opaqueredirect';
@@ -259,12 +292,14 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       if (idempotencyKey !== undefined && !headers.has(keyHeader)) headers.set(keyHeader, keyHeaderValue(idempotencyKey, keyForm));
       return send(request ?? url, { ...requestInit, method, headers });
     }
-    let key = idempotencyKey ?? parseKeyHeader(headers.get(keyHeader) ?? '') ?? undefined;
+    // No crossing for a request without the header (most of them).
+    const given = idempotencyKey === undefined ? headers.get(keyHeader) : null;
+    let key = idempotencyKey ?? (given === null ? undefined : parseKeyHeader(given) ?? undefined);
     // Inside an agent's tool call, its key is the automatic key (sent, not
     // by itself trusted) and its retries are the run's.
     const toolCall = currentToolCall();
     const deduplicates = serverDeduplicates || (toolCall?.serverDeduplicates ?? false);
-    const plan = planOf(method, url.host, url.pathname, key, deduplicates, keys);
+    const plan = requestPlan(method, url.host, url.pathname, key, deduplicates, keys);
     if (plan.autoKey) key = toolCall === undefined ? randomKey(undefined) : nextWriteKey(toolCall);
     // A tool call its caller declared safe to repeat makes its writes safe to repeat.
     const safeToRepeat = plan.safeToRepeat || (toolCall?.idempotent ?? false);
@@ -364,7 +399,7 @@ class FetchSteps implements Steps<Response> {
     // it arrives, whatever was asked: buffering it would hold the first
     // token until the last. The attempt's timeout bounded the wait for its
     // headers; its idle gaps stay bounded by the same time.
-    this.#eventStream = isEventStream(response.headers.get('content-type') ?? '');
+    this.#eventStream = eventStream(response.headers.get('content-type') ?? '');
     if (this.#eventStream) return idleBounded(response, context.timeoutMs);
     if (!this.#streams && canBuffer(response)) {
       const bytes = await response.arrayBuffer();
@@ -399,11 +434,26 @@ class FetchSteps implements Steps<Response> {
     return this.#head;
   }
 
-  judge(response: Response): Promise<Outcome> {
+  judge(response: Response): Outcome | Promise<Outcome> {
     // A validator would have to read the whole stream before the caller sees any of it.
     const validate = this.#eventStream ? undefined : this.validate;
-    return judge(response, validate, this.maxExcerptChars, this.#bytes);
+    const bytes = this.#bytes;
+    // Nothing to await (no validator, no excerpt or one from the bytes
+    // read): judged now, without a promise and a turn of its own.
+    if (validate === undefined && (bytes !== undefined || !wantsExcerpt(response.status))) {
+      return statusOutcome(response, this.maxExcerptChars, bytes);
+    }
+    return judge(response, validate, this.maxExcerptChars, bytes);
   }
+}
+
+/** A response's status outcome, with an excerpt of its read bytes when the core wants one. */
+function statusOutcome(response: Response, maxChars: number, bytes: ArrayBuffer | undefined): Outcome {
+  let detail: string | undefined;
+  if (bytes !== undefined && wantsExcerpt(response.status)) {
+    detail = new TextDecoder().decode(bytes.slice(0, maxChars * 4)).slice(0, maxChars) || undefined;
+  }
+  return { kind: 'status', status: response.status, headers: response.headers, detail };
 }
 
 /** The outcome of a response: a validator's rejection of a 2xx, or its status. */
@@ -418,12 +468,7 @@ async function judge(
     const rejection = await validate(bytes === undefined ? response : response.clone());
     if (rejection) return { kind: 'rejected', class: rejection.class, detail: rejection.detail };
   }
-  let detail: string | undefined;
-  if (wantsExcerpt(response.status)) {
-    detail =
-      bytes === undefined
-        ? await excerpt(response.clone(), maxChars)
-        : new TextDecoder().decode(bytes.slice(0, maxChars * 4)).slice(0, maxChars) || undefined;
-  }
+  if (bytes !== undefined || !wantsExcerpt(response.status)) return statusOutcome(response, maxChars, bytes);
+  const detail = await excerpt(response.clone(), maxChars);
   return { kind: 'status', status: response.status, headers: response.headers, detail };
 }
