@@ -28,6 +28,9 @@
 //   in another process (server.mjs), through stoic's createFetch and ky,
 //   minus a bare fetch of the same URL; every contender reads the body.
 //   FETCH_ROUNDS and FETCH_N size it.
+// - fetch wrapper, stubbed: the same GET through a stub fetch that resolves
+//   at once (each wrapper's `fetch` option), minus calling the stub: the
+//   wrappers' own CPU work without the network's noise.
 // - size: each library's ESM entry bundled and minified by esbuild, gzipped
 //   (stoic: its browser entry, i.e. the TypeScript runtime and the
 //   wasm-bindgen glue, plus the .wasm module gzipped).
@@ -315,6 +318,34 @@ async function measureFetch() {
 
 const fetchCase = await measureFetch();
 
+/**
+ * The same GET with the network taken out: each wrapper is given a stub
+ * fetch (its `fetch` option) that resolves at once with a fresh 200
+ * response, the baseline calls the stub and reads the body. What is left is
+ * each wrapper's own CPU work, which the network case's bare fetch (hundreds
+ * of us, shared with whatever else the machine runs) leaves noisy.
+ */
+async function measureStubbedFetch() {
+  const headers = { 'content-type': 'application/json', 'cache-control': 'no-store', 'x-request-id': 'bench' };
+  const stub = async () => new Response('{"ok":true}', { status: 200, headers });
+  const url = 'http://127.0.0.1:9/orders';
+  const stoicFetch = stoic.createFetch({ policy: new stoic.Policy({ maxAttempts: 5 }), fetch: stub });
+  const kyClient = ky.create({ retry: { limit: 4 }, fetch: stub });
+  const get = {
+    baseline: async () => (await stub(url)).text(),
+    stoic: async () => (await stoicFetch(url)).text(),
+    ky: () => kyClient.get(url).text(),
+  };
+  const n = FETCH_N * 3;
+  const [times] = await pairedRounds([get], FETCH_ROUNDS, n, 2);
+  const over = Object.fromEntries(
+    ['stoic', ...FETCH_PEERS].map((lib) => [lib, times[lib].map((v, r) => v - times.baseline[r])]),
+  );
+  return { rounds: FETCH_ROUNDS, n, stub_median_ns: median(times.baseline), overhead: summariseWith(over, FETCH_PEERS) };
+}
+
+const stubbedFetchCase = await measureStubbedFetch();
+
 // ---------------------------------------------------------------- size
 const { build, version: esbuildVersion } = await import('esbuild');
 const gz = (b) => gzipSync(b, { level: 9 }).length;
@@ -375,6 +406,7 @@ const result = {
   cases,
   floor: floorCase,
   fetch: fetchCase,
+  fetch_stubbed: stubbedFetchCase,
   size,
   size_note:
     'esbuild --bundle --minify --format=esm --platform=browser, gzip -9. "entry": export * from the package; ' +
@@ -401,6 +433,15 @@ console.log(
 );
 for (const lib of ['stoic', ...FETCH_PEERS]) {
   const o = fetchCase.overhead;
+  const r = lib === 'stoic' ? '' : `  x${o.ratio_median[lib].toFixed(2)}`;
+  console.log(`${lib.padEnd(20)} ${(o.median_ns[lib] / 1000).toFixed(1).padStart(8)} us${r}`);
+}
+console.log(
+  `\n## fetch wrapper, stubbed fetch (${FETCH_ROUNDS} rounds of ${stubbedFetchCase.n}): each wrapper's own work over the stub ` +
+    `(${(stubbedFetchCase.stub_median_ns / 1000).toFixed(1)} us per call), and peer / stoic`,
+);
+for (const lib of ['stoic', ...FETCH_PEERS]) {
+  const o = stubbedFetchCase.overhead;
   const r = lib === 'stoic' ? '' : `  x${o.ratio_median[lib].toFixed(2)}`;
   console.log(`${lib.padEnd(20)} ${(o.median_ns[lib] / 1000).toFixed(1).padStart(8)} us${r}`);
 }
