@@ -150,7 +150,7 @@ impl Call {
     }
 
     /// The attempt succeeded.
-    fn on_success(&mut self, now: Secs) -> PyResult<bool> {
+    pub(crate) fn on_success(&mut self, now: Secs) -> PyResult<bool> {
         self.observe(now, Outcome::success())?;
         Ok(self.succeeded())
     }
@@ -275,7 +275,7 @@ impl Call {
 
     /// Whether the admission just given lets an attempt go out.
     #[getter]
-    fn admitted(&self) -> bool {
+    pub(crate) fn admitted(&self) -> bool {
         self.plan().is_some()
     }
 

@@ -25,6 +25,7 @@ mod outcome;
 mod overrides;
 mod parts;
 mod policy;
+mod pump;
 mod records;
 mod registry;
 mod run;
@@ -45,6 +46,8 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<shared::Policy>()?;
     m.add_class::<call::Call>()?;
     m.add_class::<policy::CallStart>()?;
+    m.add_class::<pump::FirstAttempt>()?;
+    m.add_class::<pump::Pending>()?;
     m.add_class::<overrides::CallOverrides>()?;
     m.add_class::<backoff::Backoff>()?;
     m.add_class::<breaker::Breaker>()?;

@@ -8,7 +8,7 @@
 use std::sync::Mutex;
 
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyString};
+use pyo3::types::{PyDict, PyList, PyString, PyType};
 use stoic_core::schema::sections::Overrides;
 use stoic_core::schema::{Dialect, Value};
 use stoic_core::{CallSpec, Config, Event, Outcome, OutcomeKind, PolicyState};
@@ -21,6 +21,7 @@ use crate::errors::{config_error, input_error, usage_error};
 use crate::ints::http_status;
 use crate::outcome::{class, header_pairs, network_kind, response};
 use crate::overrides::CallOverrides;
+use crate::pump::FirstAttempt;
 use crate::registry::set_listening;
 use crate::seconds::Secs;
 use crate::shared::Policy;
@@ -154,7 +155,7 @@ pub(crate) struct CallStart {
 #[pymethods]
 impl CallStart {
     /// `policy.begin(now, ...)` with the arguments given to `call_start`.
-    fn begin(&self, py: Python<'_>, now: Secs) -> PyResult<Call> {
+    pub(crate) fn begin(&self, py: Python<'_>, now: Secs) -> PyResult<Call> {
         let spec = CallSpec::from_host(
             &self.operation,
             &self.scope,
@@ -164,6 +165,27 @@ impl CallStart {
             self.overrides.as_ref().map(|o| &o.get().inner),
         );
         begin_call(py, &self.policy, now, spec)
+    }
+
+    /// The first attempt of `fn`'s calls in one crossing
+    /// ([`FirstAttempt`]): `started` is told each call as it begins,
+    /// `system` is the clock type read natively, and a result of type
+    /// `coroutine` is handed back (the call goes on where it is awaited).
+    #[pyo3(signature = (r#fn, started, system, coroutine=None))]
+    fn first(
+        slf: &Bound<'_, Self>,
+        r#fn: Py<PyAny>,
+        started: Option<Py<PyAny>>,
+        system: Py<PyType>,
+        coroutine: Option<Py<PyType>>,
+    ) -> FirstAttempt {
+        FirstAttempt {
+            start: slf.clone().unbind(),
+            target: r#fn,
+            started,
+            system,
+            coroutine,
+        }
     }
 }
 

@@ -32,10 +32,12 @@ from types import CoroutineType
 from typing import Any
 
 from . import _stoic
+from ._clock import SystemClock
 from ._deadline import bounded
 from ._records import deliver
 from ._runtime import Settings
 from ._steps import Start, Steps
+from ._stoic import Pending
 from .testing import runtime
 
 __all__ = ["async_loop", "sync_loop"]
@@ -51,9 +53,26 @@ def sync_loop(
     judge, discard, limit, resume = s.judge, s.discard, s.limit, s.resume
     begin_now = steps.begin_now
     coroutine = CoroutineType
+    # A call that begins alike each time and takes its result as it is
+    # makes its first attempt in one native crossing (begin, ``started``,
+    # the attempt, its success); anything else it leaves to the loop below
+    # as a ``Pending`` (the attempt's exception, a coroutine, a refusal).
+    first = None
+    if steps.call_start is not None and judge is None and limit is None:
+        awaited = coroutine if resume is not None else None
+        first = steps.call_start.first(fn, started, SystemClock, awaited).run
 
     def loop(*args: Any, **kwargs: Any) -> Any:
-        if begin_now is not None and runtime.plain:
+        pending: Pending | None = None
+        if first is not None and runtime.plain:
+            clock = fixed_clock or runtime.clock
+            done = first(clock, args, kwargs)
+            if type(done) is not Pending:
+                if records is not None or _stoic.listening:
+                    deliver(policy, records)
+                return done
+            pending, call = done, done.call
+        elif begin_now is not None and runtime.plain:
             clock = fixed_clock or runtime.clock
             call = begin_now(clock.monotonic())
             if started is not None:
@@ -66,11 +85,19 @@ def sync_loop(
         exception: BaseException | None = None
         result: Any = None
         try:
+            if pending is not None and pending.failed:
+                pending.take()  # raises what ended the call after its success
             while call.admitted:
                 try:
-                    if limit is not None:
-                        limit(call, args)
-                    result = fn(*args, **kwargs)
+                    if pending is not None:
+                        # The first attempt, made: raises its exception, or
+                        # gives the coroutine it returned.
+                        made, pending = pending, None
+                        result = made.take()
+                    else:
+                        if limit is not None:
+                            limit(call, args)
+                        result = fn(*args, **kwargs)
                 except Exception as exc:
                     delay = raised(call, clock, exc)
                     if delay is None:

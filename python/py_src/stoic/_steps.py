@@ -36,7 +36,7 @@ from ._clock import Clock
 from ._errors import RetryError
 from ._records import deliver
 from ._runtime import Settings, failure, report, stopped, tell
-from ._stoic import Call
+from ._stoic import Call, CallStart
 
 __all__ = ["Start", "Steps", "delivering", "rejected", "validated"]
 
@@ -47,7 +47,7 @@ Start = Callable[..., Call]
 class Steps:
     """One runtime's steps (see the module): its options, read once."""
 
-    __slots__ = ("begin_now", "operation", "records", "settings", "start")
+    __slots__ = ("begin_now", "call_start", "operation", "records", "settings", "start")
 
     def __init__(self, settings: Settings, operation: str, start: Start | None = None) -> None:
         self.settings = settings
@@ -61,6 +61,9 @@ class Steps:
         #: otherwise, and when they fail their checks (a scope with a lone
         #: surrogate): the call's ``begin`` then raises, at the call.
         self.begin_now: Callable[[float], Call] | None = None
+        #: The checked arguments behind ``begin_now`` (``CallStart.first``
+        #: makes the sync pump's first attempt in one crossing).
+        self.call_start: CallStart | None = None
         if start is None and not callable(settings.scope) and not callable(settings.key):
             try:
                 prepared = settings.policy.call_start(
@@ -74,6 +77,7 @@ class Steps:
                 pass
             else:
                 self.begin_now = prepared.begin
+                self.call_start = prepared
 
     def begin(self, clock: Clock, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Call:
         """Starts and admits the call of these arguments (check

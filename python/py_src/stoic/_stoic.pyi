@@ -13,8 +13,10 @@ __all__ = [
     "Call",
     "CallOverrides",
     "CallStart",
+    "FirstAttempt",
     "LogRecord",
     "Metrics",
+    "Pending",
     "Permit",
     "Policy",
     "RetryBudget",
@@ -161,6 +163,25 @@ class Policy:
 @final
 class CallStart:
     def begin(self, now: float) -> Call: ...
+    def first(
+        self,
+        fn: Callable[..., Any],
+        started: Callable[[Call], object] | None,
+        system: type,
+        coroutine: type | None = None,
+    ) -> FirstAttempt: ...
+
+@final
+class FirstAttempt:
+    def run(self, clock: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any: ...
+
+@final
+class Pending:
+    @property
+    def call(self) -> Call: ...
+    @property
+    def failed(self) -> bool: ...
+    def take(self) -> Any: ...
 
 @final
 class Call:
