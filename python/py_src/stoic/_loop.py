@@ -21,7 +21,7 @@ from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterat
 from types import TracebackType
 from typing import Any, Literal
 
-from ._classify import Classifier, Rejected
+from ._classify import Classifier, ClassOutcome, Rejected
 from ._clock import Clock
 from ._errors import InputError
 from ._runtime import Hook, Settings
@@ -86,7 +86,7 @@ class Attempt:
             if rejection is None:
                 call.on_success(clock.monotonic())
                 return False
-            verdict = ("rejected", rejection.cls, rejection.detail or None)
+            verdict: ClassOutcome = ("rejected", rejection.cls, rejection.detail or None)
             self.delay = steps.rejected(call, clock, verdict, None)
             return False
         if not isinstance(exc, Exception):

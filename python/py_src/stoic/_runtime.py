@@ -304,16 +304,16 @@ def tell(
 def report(call: Call, clock: Clock, outcome: Outcome, detail: str | None) -> float | None:
     """Tells the engine how the attempt ended: the delay before the next
     attempt, or None when the call is over."""
-    kind, value, extra = outcome
     now = clock.monotonic()
-    if kind == "status":
-        return call.on_status(now, value, extra, detail=detail, wall_now=clock.wall())
-    if kind == "network":
-        return call.on_network_error(now, value, detail)
-    text = extra if isinstance(extra, str) else detail
-    if kind == "raised":
-        return call.on_raised(now, value, text)
-    return call.on_rejected(now, value, text)
+    if outcome[0] == "status":
+        return call.on_status(now, outcome[1], outcome[2], detail=detail, wall_now=clock.wall())
+    if outcome[0] == "network":
+        return call.on_network_error(now, outcome[1], detail)
+    # A classifier's own tuple may carry anything there: only text is a detail.
+    text = outcome[2] if isinstance(outcome[2], str) else detail
+    if outcome[0] == "raised":
+        return call.on_raised(now, outcome[1], text)
+    return call.on_rejected(now, outcome[1], text)
 
 
 def note(exc: BaseException, observation: str | None) -> None:

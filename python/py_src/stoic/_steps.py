@@ -31,7 +31,7 @@ from collections.abc import Callable
 from typing import Any
 
 from . import _stoic
-from ._classify import Outcome, classify_exception, classify_result, exception_detail
+from ._classify import ClassOutcome, classify_exception, classify_result, exception_detail
 from ._clock import Clock
 from ._errors import RetryError
 from ._records import deliver
@@ -116,7 +116,7 @@ class Steps:
             return None
         raise error from exc
 
-    def rejected(self, call: Call, clock: Clock, verdict: Outcome, result: Any) -> float:
+    def rejected(self, call: Call, clock: Clock, verdict: ClassOutcome, result: Any) -> float:
         """A result was rejected (``attempt.reject()``): as ``rejected``."""
         return rejected(call, clock, self.settings, verdict, result)
 
@@ -151,7 +151,7 @@ def delivering(s: Settings) -> None:
         deliver(s.policy, s.records)
 
 
-def rejected(call: Call, clock: Clock, s: Settings, verdict: Outcome, result: Any) -> float:
+def rejected(call: Call, clock: Clock, s: Settings, verdict: ClassOutcome, result: Any) -> float:
     """A result was rejected (by ``validate=`` or ``attempt.reject()``): the
     delay before the next attempt, or raises ``RetryError`` when the engine
     gives up."""

@@ -484,9 +484,9 @@ def classify(exc: BaseException) -> Outcome | None:
         return None
     code, message = error.error.code, error.error.message
     if code == mcp_types.REQUEST_TIMEOUT:
-        return ("network", "read_timeout", f"MCPError: {message}")
+        return ("network", "read_timeout", None)
     if code == mcp_types.CONNECTION_CLOSED:
-        return ("network", "unknown", f"MCPError: {message}")
+        return ("network", "unknown", None)
     return ("rejected", "deterministic", message)
 
 
