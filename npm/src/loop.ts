@@ -35,11 +35,11 @@ export interface Steps<V> {
   /** The response of a failed attempt whose headers arrived before its body was cut, if any. */
   cutResponse?(): Response | undefined;
   /**
-   * Whether a value the attempt returned is a success with nothing to
-   * judge (no validator, not a response), decided without side effects: the
-   * loop then ends the call without `judge`. Absent: every value is judged.
+   * A returned value's outcome when it can be had at once and without side
+   * effects (no validator): undefined for a success, else the outcome to
+   * report; null when only `judge` can tell. Absent: every value is judged.
    */
-  plain?(value: V): boolean;
+  judgeNow?(value: V): Outcome | undefined | null;
 }
 
 /** The first attempt, already run by `runCall`'s fast path, and how it ended. */
@@ -48,8 +48,10 @@ interface FirstAttempt<V> {
   readonly value: V | undefined;
   readonly threw: boolean;
   readonly thrown: unknown;
-  /** The decision kind when the fast path already reported the value as a success. */
+  /** The decision kind when the fast path already reported the value's outcome. */
   readonly kind?: number;
+  /** Whether reporting it ended the call in the core (a success that closed it). */
+  readonly closed?: boolean;
 }
 
 /** What the loop is told before each wait. */
@@ -164,7 +166,7 @@ export function runCall<V>(
   options: LoopOptions,
   now: () => number,
 ): Promise<V> {
-  if (!admitted || options.signal !== undefined || steps.plain === undefined) return loop(policy, handle, admitted, t, key, steps, options, now, undefined);
+  if (!admitted || options.signal !== undefined || steps.judgeNow === undefined) return loop(policy, handle, admitted, t, key, steps, options, now, undefined);
   const area = policy.plan.view();
   const attempt = area[Abi.PLAN_ATTEMPT] as number;
   if (attempt === Abi.NOT_ADMITTED) return loop(policy, handle, admitted, t, key, steps, options, now, undefined);
@@ -255,30 +257,38 @@ class FirstWait<V> extends Bound {
     this.#waiting = false;
     leave(this);
     const { policy, handle, context, steps } = this;
+    let outcome: Outcome | undefined | null;
     try {
-      // A value to judge (or a test that throws) is the loop's.
-      if (steps.plain?.(value) !== true) throw undefined;
+      // A value only `judge` can tell about (or a judgement that throws) is the loop's.
+      outcome = steps.judgeNow?.(value);
+      if (outcome === null) throw undefined;
     } catch {
       this.#handOver({ context, value, threw: false, thrown: undefined });
       return;
     }
-    // From here on as the loop's success: an error ends the call and rejects with it.
+    // From here on as the loop's: an error ends the call and rejects with it.
     let kind: number;
+    let closed = false;
     try {
       context.done(steps.streams);
-      // Reports the success and closes the call if that ended it.
-      kind = checked(policy.core.succeed(handle, this.now()));
+      if (outcome === undefined) {
+        // Reports the success and closes the call if that ended it.
+        kind = checked(policy.core.succeed(handle, this.now()));
+        closed = kind === Abi.DONE;
+      } else {
+        kind = report(policy, handle, outcome, this.now());
+      }
     } catch (error) {
       settleEnd(policy, handle, true, this.#reject);
       this.#reject(error);
       return;
     }
     if (kind === Abi.DONE) {
-      if (settleEnd(policy, handle, false, this.#reject)) this.#resolve(value);
+      if (settleEnd(policy, handle, !closed, this.#reject)) this.#resolve(value);
       return;
     }
-    // Not reached (a success ends a call): the loop goes on from the decision.
-    this.#handOver({ context, value, threw: false, thrown: undefined, kind });
+    // A retry or a give-up (a response's status): the loop goes on from the decision.
+    this.#handOver({ context, value, threw: false, thrown: undefined, kind, closed });
   }
 
   rejected(thrown: unknown): void {
@@ -379,11 +389,11 @@ async function loop<V>(
       if (failure !== undefined) {
         kind = report(policy, handle, failure, now());
       } else if (resumed?.kind !== undefined) {
-        // The fast path reported the success already (not reached: a success ends its call).
+        // The fast path reported the value's outcome already.
         error = undefined;
-        response = undefined;
+        response = isResponse(value) ? value : undefined;
         kind = resumed.kind;
-        open = kind !== Abi.DONE;
+        if (resumed.closed === true) open = false;
       } else {
         // Outside the attempt's catch: a validator that throws ends the call
         // (the finally below releases it) and reaches the caller as itself.

@@ -219,8 +219,8 @@ class FunctionSteps<T> implements Steps<T> {
     return custom(this.#options.classify?.(thrown), thrown) ?? errorOutcome(thrown, timedOut);
   }
 
-  plain(value: T): boolean {
-    return this.#options.validate === undefined && !isResponse(value);
+  judgeNow(value: T): Outcome | undefined | null {
+    return this.#options.validate === undefined ? statusOf(value) : null;
   }
 
   judge(value: T): Outcome | undefined | PromiseLike<Outcome | undefined> {
