@@ -44,7 +44,9 @@ bench: js-build ## Rust, Python and JS benchmarks against the peers in one run; 
 	@scripts/bench.sh
 
 .PHONY: bench-ab
-bench-ab: js-build python-venv ## stoic at BASE=<rev> against this checkout: release builds, alternating runs, the peers' ratios and the wasm sizes of both
+bench-ab: ## Speed and size against a base revision (BASE=<rev> required; first run ~10 min to build; prints a report, see bench/README.md)
+	@test -n "$(BASE)" || { echo "make bench-ab: say which revision to compare with, e.g. BASE=HEAD~5" >&2; exit 2; }
+	@$(MAKE) --no-print-directory js-build python-venv
 	@BASE=$(BASE) scripts/bench-ab.sh
 
 .PHONY: bench-rust
