@@ -232,7 +232,13 @@ test('copy as code: the Python text builds, in the Python package, the policy th
     await tab.fill('#f-timeouts-totalMs', 'none');
     await tab.fill('#f-breaker-cooldownMs', '5500');
     await tab.uncheck('#f-budget-ratio');
-    await tab.waitForFunction(() => (document.getElementById('code-py')?.textContent ?? '').includes('cooldown'));
+    // Both texts after the last change (the form re-renders them as each
+    // field changes, so reading them before it settles is a race).
+    await tab.waitForFunction(() => {
+      const js = document.getElementById('code-js')?.textContent ?? '';
+      const py = document.getElementById('code-py')?.textContent ?? '';
+      return js.includes('cooldownMs: 5500') && js.includes('ratio: null') && py.includes('"cooldown": 5.5') && py.includes('"ratio": None');
+    });
     const js = await tab.textContent('#code-js');
     const py = await tab.textContent('#code-py');
     assert.match(js, /maxAttempts: 3,/);
