@@ -19,7 +19,7 @@ use crate::convert::ms_to_secs;
 use crate::document::{doc_of, py_emit, py_of, section_of};
 use crate::errors::{config_error, input_error, usage_error};
 use crate::ints::http_status;
-use crate::outcome::{class, header_pairs, network_kind, response};
+use crate::outcome::{class, header_pairs, network_kind};
 use crate::overrides::CallOverrides;
 use crate::pump::FirstAttempt;
 use crate::registry::set_listening;
@@ -444,15 +444,16 @@ impl Policy {
                 ))
             }
         };
+        // Checked whatever the outcome: a bad wall_now is refused.
+        let wall = wall_now.map(|w| w.wall("wall_now")).transpose()?;
         let mut outcome = match kind.kind {
             // A response's headers are read by the core's one rule; no
             // other outcome carries a hint.
-            OutcomeKind::Status(status) => response(&slf.get().lock(), status, &pairs, wall_now)?,
-            _ => {
-                // Still checked: a bad wall_now is refused whatever the outcome.
-                wall_now.map(|w| w.wall("wall_now")).transpose()?;
-                kind
+            OutcomeKind::Status(status) => {
+                let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+                slf.get().lock().response_outcome(status, pairs, wall)
             }
+            _ => kind,
         };
         let detail = detail.map(|LossyText(text)| text);
         if let Some(detail) = &detail {

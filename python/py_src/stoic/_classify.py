@@ -65,15 +65,16 @@ ClassOutcome = tuple[Literal["rejected", "raised"], str, str | None]
 Outcome = NetworkOutcome | StatusOutcome | ClassOutcome
 Classifier = Callable[[BaseException], Union[Outcome, "Rejected", str, None]]
 
-_HOST = host_policy()
+#: The core's host policy, read once for the package (``_http`` uses it too).
+HOST = host_policy()
 #: errno -> network kind, through the core's table of symbolic errno names.
 _ERRNO_KINDS: dict[int, str] = {
-    number: _HOST["error_codes"][name]
+    number: HOST["error_codes"][name]
     for number, name in errno.errorcode.items()
-    if name in _HOST["error_codes"]
+    if name in HOST["error_codes"]
 }
 #: The class of an exception nothing here recognises (the core's answer).
-UNKNOWN_CLASS: str = _HOST["unknown_error_class"]
+UNKNOWN_CLASS: str = HOST["unknown_error_class"]
 
 
 _BUILTIN_CACHE: dict[tuple[type, Any], Outcome] = {}
@@ -122,7 +123,7 @@ def _builtin(exc: BaseException) -> Outcome | None:
 #: subclass before its base) with what each stands for, and the names of
 #: the transport errors a ``chain`` entry looks for inside.
 _LIBRARIES: tuple[tuple[tuple[str, ...], tuple[tuple[str, str], ...], dict[str, str]], ...] = tuple(
-    (tuple(lib["modules"]), tuple(lib["classes"]), dict(lib["chain"])) for lib in _HOST["libraries"]
+    (tuple(lib["modules"]), tuple(lib["classes"]), dict(lib["chain"])) for lib in HOST["libraries"]
 )
 
 #: module name -> (the module object, its table resolved to classes). A
@@ -226,13 +227,14 @@ def _carried_status(exc: BaseException) -> Outcome | None:
     those headers, so a 429's ``Retry-After`` or ``retry-after-ms`` is the
     wait and ``x-should-retry: false`` a refusal. A 2xx is not an answer an
     exception stands for (openai's ``APIResponseValidationError``: the
-    client could not read a success): it is the caller's own error."""
+    client could not read a success): ``classify_exception`` passes over it
+    (``is_failure_status``), so it is the caller's own error."""
     code = getattr(exc, "status_code", None)
     if code is None:
         code = getattr(exc, "status", None)
     if not isinstance(code, int) or isinstance(code, bool):
         return None
-    if not 100 <= code <= 599 or not is_failure_status(code):
+    if not 100 <= code <= 599:
         return None
     try:
         items = _header_items(getattr(getattr(exc, "response", None), "headers", None))

@@ -24,7 +24,6 @@ from ._stoic import (
     NESTED_RETRY_HEADER,
     Call,
     Policy,
-    host_policy,
     http_plan,
     is_event_stream,
     key_header_value,
@@ -34,8 +33,6 @@ from ._stoic import (
     wants_excerpt,
 )
 from ._tracing import mark_resend
-
-HOST = host_policy()
 
 #: What a transport's exception says when the call's total deadline cut a
 #: body that was still arriving.

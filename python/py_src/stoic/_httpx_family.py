@@ -47,10 +47,10 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from types import ModuleType
 from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
-from ._classify import is_network, mark_cut
+from ._classify import HOST, is_network, mark_cut
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
-from ._http import HOST, LATE_BODY, HttpCalls, deadline_of, tighter, time_left
+from ._http import LATE_BODY, HttpCalls, deadline_of, tighter, time_left
 from ._runtime import Hook
 from ._stoic import Call, Policy
 

@@ -41,11 +41,11 @@ from typing import Any
 import aiohttp
 import aiohttp.payload
 
-from ._classify import is_network, mark_cut
+from ._classify import HOST, is_network, mark_cut
 from ._clock import Clock
 from ._deadline import bounded
 from ._executors import async_loop
-from ._http import HOST, HttpCalls
+from ._http import HttpCalls
 from ._runtime import Hook
 from ._stoic import Call, Policy
 

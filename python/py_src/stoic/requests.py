@@ -50,10 +50,10 @@ import requests
 from requests.adapters import HTTPAdapter
 from urllib3.exceptions import ReadTimeoutError
 
-from ._classify import is_network, mark_cut
+from ._classify import HOST, is_network, mark_cut
 from ._clock import Clock
 from ._executors import sync_loop
-from ._http import HOST, LATE_BODY, HttpCalls, deadline_of, tighter, time_left
+from ._http import LATE_BODY, HttpCalls, deadline_of, tighter, time_left
 from ._runtime import Hook
 from ._stoic import Call, Policy
 
