@@ -25,7 +25,7 @@ PY_N=${N:-3000}
 JS_N=${N:-6000}
 work=target/ab
 src=$work/base
-export CARGO_TARGET_DIR_BASE="$root/$work/cargo"
+CARGO_TARGET_DIR_BASE="$root/$work/cargo"
 mkdir -p "$work/results"
 rm -f "$work"/results/*.json
 
