@@ -1,9 +1,8 @@
 /**
  * Canonical JSON (RFC 8785) and the keys derived from content: what an
  * agent harness or a server needs to name one logical operation the same in
- * every process and language. Not in the browser entry: the client build of
- * the module leaves the canonical JSON reader and writer and SHA-256 out (a
- * page pays for every byte); `stoic/full` has them in browsers.
+ * every process and language, a page included: both builds of the module
+ * have them.
  */
 import { requireLoaded } from './loaded.js';
 import * as core from './wasm/stoic_wasm.js';

@@ -9,17 +9,7 @@
  * (Node, browser, workerd) loads the module first.
  */
 export * from './client.js';
-export {
-  Run,
-  toolReasonOf,
-  type RunOptions,
-  type ToolCall,
-  type ToolCallOptions,
-  type ToolReason,
-  type ToolResult,
-} from './agents.js';
 export { withPolicy, type PolicyStore, type WithPolicyOptions } from './edge.js';
-export { canonicalJson, canonicalizeJsonText, idempotencyKey, idempotencyKeyFromText } from './canonical.js';
 export {
   Backoff,
   CircuitBreaker,

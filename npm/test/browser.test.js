@@ -46,7 +46,8 @@ try {
   const policy = new full.Policy();
   const restored = new full.Policy().restore(policy.snapshot());
   window.__result = {
-    clientHas: ['CircuitBreaker', 'ServerIdempotency', 'Backoff', 'canonicalJson', 'idempotencyKey', 'retry', 'createFetch', 'randomKey'].filter((n) => n in client),
+    clientHas: ['CircuitBreaker', 'ServerIdempotency', 'Backoff', 'canonicalJson', 'idempotencyKey', 'Run', 'retry', 'createFetch', 'randomKey'].filter((n) => n in client),
+    clientKey: client.idempotencyKey('run', 'step', { a: 1 }),
     snapshot,
     measuring,
     fullMeasures: (() => { const p = new full.Policy(); p.measuring = true; return p.measuring; })(),
@@ -148,14 +149,15 @@ test('Chromium: the browser entry loads the client build, and stoic/full the who
   const { result, errors, fetched } = await runPage('/split');
   assert.deepEqual(errors, []);
   assert.equal(result.error, undefined, result.stack);
-  assert.deepEqual(result.clientHas, ['retry', 'createFetch', 'randomKey']);
+  assert.deepEqual(result.clientHas, ['canonicalJson', 'idempotencyKey', 'Run', 'retry', 'createFetch', 'randomKey']);
   assert.equal(result.snapshot.name, 'InputError');
   assert.equal(result.snapshot.code, 'not_in_build');
   assert.match(result.snapshot.message, /stoic\/full/);
   assert.deepEqual(result.measuring, { code: 'not_in_build', off: false });
   assert.equal(result.fullMeasures, true);
-  // The same key as Node's entry derives: one core.
+  // The same key as Node's entry derives, in both builds: one core.
   assert.equal(result.fullKey, node.idempotencyKey('run', 'step', { a: 1 }));
+  assert.equal(result.clientKey, result.fullKey);
   assert.equal(result.breaker, 'function');
   assert.equal(result.restored, 'number');
   const modules = fetched.filter((path) => path.endsWith('.wasm'));

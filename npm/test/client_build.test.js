@@ -9,6 +9,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
+import { vectorFiles } from '../testlib/vectors.js';
+import { runCanonicalJson, runEs6Numbers, runIdempotencyKeys } from '../testlib/run-keys.js';
+import { runAgentRuns } from '../testlib/run-agent-runs.js';
 
 const nodeFetch = globalThis.fetch;
 globalThis.fetch = async (url, init) => {
@@ -108,4 +111,27 @@ test('the client build leaves out "did you mean"; the error keeps its code, fiel
   const whole = refused(full);
   assert.equal(whole.code, 'unknown_field');
   assert.match(whole.message, /did you mean `maxAttempts`\?/);
+});
+
+// The client build keeps the keys derived from content and the agent Run:
+// an agent's `{runId}:{step}:{hash}` is the same key in a page as in Node and
+// Python. The shared vectors that pin them run here through the browser
+// entry, as they run through the Node entry in vectors.test.js.
+const CLIENT_VECTORS = {
+  canonical_json: runCanonicalJson,
+  es6_number: runEs6Numbers,
+  idempotency_key: runIdempotencyKeys,
+  agent_run: runAgentRuns,
+};
+
+for (const { name, doc } of vectorFiles().filter(({ doc }) => doc.kind in CLIENT_VECTORS)) {
+  test(`the client build passes ${name} (${doc.kind}) as the full module does`, async () => {
+    const count = await CLIENT_VECTORS[doc.kind](name, doc, client);
+    assert.ok(count > 0, `${name}: nothing ran`);
+  });
+}
+
+test('the client build covers every key and agent-run vector file', () => {
+  const kinds = new Set(vectorFiles().map(({ doc }) => doc.kind));
+  for (const kind of Object.keys(CLIENT_VECTORS)) assert.ok(kinds.has(kind), `no ${kind} vector file`);
 });

@@ -12,7 +12,10 @@
 // and not_a_failure outcomes with their texts. Lowered from 95,300 to
 // 90,600 when the client build left out the failure-rate breaker, the token
 // buckets, alerts and "did you mean" (core features; 79,909 -> 74,682 bytes
-// of wasm), with the app at 89,733 (15,051 JS + 74,682 wasm).
+// of wasm), with the app at 89,733 (15,051 JS + 74,682 wasm). Raised to
+// 99,500 when the client build took in canonical JSON, the keys derived from
+// content and the agent Run (an agent's key must be the same in a page as in
+// Node and Python): the app at 98,555 (15,313 JS + 83,242 wasm).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -24,7 +27,7 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const CEILING = 90_600;
+const CEILING = 99_500;
 const GOAL = 40_000;
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;

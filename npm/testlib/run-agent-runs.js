@@ -2,7 +2,7 @@
 // outcome of its attempt, `classify` reads it, and the ToolResult must say
 // what the file says (the Rust and Python suites run the same file).
 import assert from 'node:assert/strict';
-import { createFetch, idempotencyKey, Policy, Run, toolReasonOf } from '../dist/node.js';
+import * as nodeEntry from '../dist/node.js';
 import { isEventStream } from '../dist/wasm/stoic_wasm.js';
 
 class Scripted extends Error {
@@ -29,7 +29,9 @@ function camel(value) {
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k.replace(/_([a-z])/g, (_, c) => c.toUpperCase()), camel(v)]));
 }
 
-export async function runAgentRuns(name, doc) {
+/** Runs the file through the Node entry, or through the entry passed as `api` (the client build's). */
+export async function runAgentRuns(name, doc, api = nodeEntry) {
+  const { createFetch, idempotencyKey, Policy, Run, toolReasonOf } = api;
   assert.ok(doc.applies_to.includes('javascript'), name);
   let count = 0;
   for (const c of doc.tool_reasons) {

@@ -1,19 +1,13 @@
 // canonical_json (jcs.json), es6_number (jcs_numbers.json) and
-// idempotency_key (idempotency_keys.json) through the package's helpers.
+// idempotency_key (idempotency_keys.json) through the package's helpers:
+// the Node entry's by default, or the entry passed as `api` (the client
+// build's, in test/client_build.test.js).
 import assert from 'node:assert/strict';
-import {
-  canonicalJson,
-  canonicalizeJsonText,
-  idempotencyKey,
-  idempotencyKeyFromText,
-  InputError,
-  keyHeaderValue,
-  parseKeyHeader,
-  randomKey,
-} from '../dist/node.js';
+import * as nodeEntry from '../dist/node.js';
 import { expectError } from './vectors.js';
 
-export function runCanonicalJson(name, doc) {
+export function runCanonicalJson(name, doc, api = nodeEntry) {
+  const { canonicalJson, canonicalizeJsonText, InputError } = api;
   for (const c of doc.cases) {
     const got = canonicalizeJsonText(c.input);
     assert.equal(got, c.expected, `${name} ${c.name}`);
@@ -34,7 +28,8 @@ function fromBits(hex) {
   return view.getFloat64(0);
 }
 
-export function runEs6Numbers(name, doc) {
+export function runEs6Numbers(name, doc, api = nodeEntry) {
+  const { canonicalJson, canonicalizeJsonText } = api;
   assert.equal(doc.cases.length, 1000);
   for (const c of doc.cases) {
     const value = fromBits(c.bits);
@@ -55,7 +50,8 @@ function bytesOf(hex) {
   return Uint8Array.from(hex.match(/../g), (h) => parseInt(h, 16));
 }
 
-export function runIdempotencyKeys(name, doc) {
+export function runIdempotencyKeys(name, doc, api = nodeEntry) {
+  const { canonicalizeJsonText, idempotencyKey, idempotencyKeyFromText, keyHeaderValue, parseKeyHeader, randomKey } = api;
   for (const c of doc.cases) {
     assert.equal(canonicalizeJsonText(c.args_text), c.canonical, `${name} ${c.name}`);
     assert.equal(idempotencyKeyFromText(c.run_id, c.step, c.args_text), c.expected, `${name} ${c.name}`);

@@ -1,7 +1,7 @@
-//! Canonical JSON (RFC 8785) and the keys derived from content. Only in the
-//! full module (`tools`): a web client names its calls with random keys, and
-//! the canonical reader and writer, the ES6 number form and SHA-256 were
-//! 7.4 KB of the browser's module, gzipped.
+//! Canonical JSON (RFC 8785) and the keys derived from content. In every
+//! build, the browser's client module too: an agent's
+//! `{run_id}:{step}:{hash}` must be the same key in a page as in Node and
+//! Python (the key vectors run against both modules).
 
 use stoic_core::key::{canonical_json, canonical_json_exact, idempotency_key};
 use wasm_bindgen::prelude::wasm_bindgen;

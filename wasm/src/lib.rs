@@ -23,8 +23,8 @@
 //! Two builds: the full module (every feature; the Node, workerd, inline and
 //! `stoic/full` entries) and the client module (`--no-default-features`;
 //! the browser entry), which leaves out what a web client does not need so
-//! that it downloads half as much: the standalone parts, log/metric
-//! helpers, canonical JSON and content keys (`tools`), server-side
+//! that it downloads half as much: the standalone parts and log/metric
+//! helpers (`tools`), server-side
 //! idempotency (`server`), policy snapshots (`snapshot`), the fleet
 //! exchange (`fleet`), measuring (`measure`), and, as features of the core,
 //! the failure-rate and slow-call breaker rules with their windows
@@ -53,7 +53,6 @@
 static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 pub mod abi;
-#[cfg(feature = "tools")]
 mod canonical;
 #[cfg(feature = "tools")]
 mod components;
@@ -75,7 +74,6 @@ mod units;
 mod value;
 
 pub use abi::{INVALID_CODE, MISUSE, UNKNOWN_CALL};
-#[cfg(feature = "tools")]
 pub use canonical::{canonical_json_exact_text, canonical_json_text, idempotency_key_text};
 #[cfg(feature = "tools")]
 pub use components::{CoreBackoff, CoreBreaker, CoreBudget, CoreMetrics};

@@ -58,7 +58,6 @@ pub fn tool_reason(stop_reason: &str) -> Option<String> {
 /// Whether a tool call that ended with the tool reason code `reason` may be
 /// made again later with the same arguments and hope for another answer
 /// (the framework adapters' `retryable`); undefined for an unknown code.
-#[cfg(feature = "tools")]
 #[wasm_bindgen(js_name = toolRetryLater)]
 pub fn tool_retry_later(reason: &str) -> Option<bool> {
     ToolReason::from_code(reason).map(ToolReason::retry_later)
