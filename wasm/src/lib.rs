@@ -91,8 +91,8 @@ pub use policy::fleet::fleet_redis_script;
 pub use policy::{boundary_error, CorePolicy};
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics, metric_catalogue};
-#[cfg(feature = "tools")]
-pub use run::tool_retry_later;
-pub use run::{default_run_max_retries, nested_retry_header, tool_reason, CoreRunQuota};
+pub use run::{
+    default_run_max_retries, nested_retry_header, tool_reason, tool_retry_later, CoreRunQuota,
+};
 #[cfg(feature = "server")]
 pub use server::{payload_fingerprint, CoreServerIdempotency};
