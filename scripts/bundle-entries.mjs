@@ -4,16 +4,17 @@
 // ./wasm/, so every entry shares one glue instance and bundlers still see
 // the `new URL('./wasm/...', import.meta.url)` asset.
 //
-// The browser entry's glue is the client build's (`stoic_client.js`); every
-// other entry's is the full module's (`stoic_wasm.js`). The runtime's
+// The browser entries' glue (`browser`, and `inline-client`, which is
+// `stoic/inline` in browsers) is the client build's (`stoic_client.js`);
+// every other entry's is the full module's (`stoic_wasm.js`). The runtime's
 // modules all import `./wasm/stoic_wasm.js`; this is the one place that
 // points the browser entry elsewhere.
 // Run by scripts/js-build.sh after tsc, from the repository root.
 import { build } from '../npm/node_modules/esbuild/lib/main.js';
 import { renameSync } from 'node:fs';
 
-const ENTRIES = ['node', 'browser', 'full', 'workerd', 'inline', 'manual', 'redis', 'prometheus', 'opentelemetry', 'ai', 'mcp', 'openai-agents'];
-const CLIENT_GLUE = { browser: 'stoic_client.js' };
+const ENTRIES = ['node', 'browser', 'full', 'workerd', 'inline', 'inline-client', 'manual', 'redis', 'prometheus', 'opentelemetry', 'ai', 'mcp', 'openai-agents'];
+const CLIENT_GLUE = { browser: 'stoic_client.js', 'inline-client': 'stoic_client.js' };
 
 for (const entry of ENTRIES) {
   const glue = CLIENT_GLUE[entry];

@@ -1,7 +1,8 @@
 // Cold start: import + first retry() decision, in a fresh Node process and in
 // a fresh headless Chromium context, for stoic, p-retry and cockatiel, in
 // the same run (interleaved: every round starts each library once, in an
-// order that rotates). Run by scripts/js-bench.sh from the peers' scratch
+// order that rotates). stoic twice: its default entries (the .wasm file
+// beside them) and `stoic/inline` (the module inside the JavaScript). Run by scripts/js-bench.sh from the peers' scratch
 // folder (playwright-core comes from npm/node_modules); STOIC_DIST is npm/dist, COLD_JSON the file the medians go to,
 // COLD_ROUNDS the rounds (default 15). Chromium runs when one is found
 // (CHROMIUM, or `chromium` on the PATH).
@@ -17,6 +18,9 @@ const ROUNDS = Number(process.env.COLD_ROUNDS ?? 15);
 /** How each library is imported and makes its first decision (a call that succeeds). */
 const LIBS = {
   stoic: { node: join(dist, 'node.js'), browser: 'stoic.js', first: 'await m.retry(() => 1);' },
+  // `stoic/inline`: the module inside the JavaScript (base64), compiled
+  // synchronously at import; in a browser, the client module.
+  'stoic/inline': { node: join(dist, 'inline.js'), browser: 'stoic-inline.js', first: 'await m.retry(() => 1);' },
   'p-retry': { node: 'p-retry', browser: 'p-retry.js', first: 'await m.default(() => 1, { retries: 4 });' },
   cockatiel: {
     node: 'cockatiel',
@@ -71,10 +75,19 @@ async function chromiumRunner() {
     logLevel: 'silent',
   });
   files.set('/stoic.js', stoic.outputFiles[0].contents);
+  const inline = await build({
+    entryPoints: [join(dist, 'inline-client.js')],
+    bundle: true,
+    format: 'esm',
+    minify: true,
+    write: false,
+    logLevel: 'silent',
+  });
+  files.set('/stoic-inline.js', inline.outputFiles[0].contents);
   files.set('/wasm/stoic_client_bg.wasm', readFileSync(join(dist, 'wasm/stoic_client_bg.wasm')));
   for (const [lib, l] of Object.entries(LIBS)) {
     const page = `<!doctype html><script type="module">${probe(`/${l.browser}`, l.first, '(x) => { window.__cold = x; }')}</script>`;
-    files.set(`/${lib}.html`, page);
+    files.set(`/${lib.replace('/', '-')}.html`, page);
   }
   const types = { '.js': 'text/javascript', '.wasm': 'application/wasm', '.html': 'text/html' };
   const server = createServer((req, res) => {
@@ -91,7 +104,7 @@ async function chromiumRunner() {
       const context = await browser.newContext(); // a fresh profile: no caches
       try {
         const page = await context.newPage();
-        await page.goto(`http://127.0.0.1:${server.address().port}/${lib}.html`);
+        await page.goto(`http://127.0.0.1:${server.address().port}/${lib.replace('/', '-')}.html`);
         await page.waitForFunction(() => window.__cold !== undefined, null, { timeout: 30_000 });
         return await page.evaluate(() => window.__cold);
       } finally {

@@ -29,7 +29,9 @@ test('npm pack, install the tarball, import from ESM and CJS, type-check a consu
     assert.match(listing, /package\/dist\/wasm\/stoic_wasm_bg\.wasm/);
     assert.match(listing, /package\/dist\/wasm\/stoic_client_bg\.wasm/);
     assert.match(listing, /package\/dist\/full\.js/);
-    assert.doesNotMatch(listing, /stamp|stoic_client_inline/);
+    assert.match(listing, /package\/dist\/wasm\/stoic_client_inline\.js/);
+    assert.match(listing, /package\/dist\/inline-client\.js/);
+    assert.doesNotMatch(listing, /stamp/);
     assert.doesNotMatch(listing, /package\/(src|test|node_modules)\//);
 
     const project = join(dir, 'project');

@@ -214,7 +214,7 @@ test('esbuild: a browser bundle of `import ... from "stoic"` runs in Chromium, w
   shipped.esbuild = gzippedBytes(out);
 });
 
-test('esbuild: a browser bundle of "stoic/inline" needs nothing beside it', async () => {
+test('esbuild: a browser bundle of "stoic/inline" needs nothing beside it, and carries the client module', async () => {
   const { build } = await load('esbuild');
   const out = outDir('esbuild-inline');
   await build({
@@ -227,7 +227,7 @@ test('esbuild: a browser bundle of "stoic/inline" needs nothing beside it', asyn
     logLevel: 'error',
   });
   writePage(out, 'main.js', 'text/javascript');
-  assert.deepEqual(await runPage('esbuild-inline'), EXPECTED);
+  assert.deepEqual(await runPage('esbuild-inline'), { ...EXPECTED, build: 'client' });
   shipped['esbuild-inline'] = gzippedBytes(out);
 });
 
@@ -249,14 +249,14 @@ test('esbuild: "stoic/init" loads the module from where the app put it, and refu
   assert.deepEqual(await runPage('esbuild-init'), { ...EXPECTED, before: 'not_loaded' });
 });
 
-test('Rollup: a browser bundle of "stoic/inline" runs in Chromium', async () => {
+test('Rollup: a browser bundle of "stoic/inline" runs in Chromium, with the client module', async () => {
   const { rollup } = await load('rollup');
   const { nodeResolve } = await load('@rollup/plugin-node-resolve');
   const bundle = await rollup({ input: join(appDir(), 'main-inline.js'), plugins: [nodeResolve({ browser: true })], logLevel: 'silent' });
   await bundle.write({ dir: outDir('rollup'), format: 'es' });
   await bundle.close();
   writePage(outDir('rollup'), 'main-inline.js');
-  assert.deepEqual(await runPage('rollup'), EXPECTED);
+  assert.deepEqual(await runPage('rollup'), { ...EXPECTED, build: 'client' });
   shipped.rollup = gzippedBytes(outDir('rollup'));
 });
 
