@@ -182,10 +182,11 @@ def shipped() -> None:
             f"{gz(path.read_bytes()):,} gzipped"
         )
     module = DIST / "wasm/stoic_client_bg.wasm"
-    for entry in ("browser.js", "full.js", "node.js", "workerd.js", "inline.js", "manual.js"):
-        path = DIST / entry
+    entries = ("browser", "full", "node", "workerd", "inline", "inline-client", "manual")
+    for entry in entries:
+        path = DIST / f"{entry}.js"
         if path.exists():
-            print(f"  entry {entry:12} {gz(path.read_bytes()):8,} bytes gzipped (JS only)")
+            print(f"  entry {entry + '.js':17} {gz(path.read_bytes()):8,} bytes gzipped (JS only)")
     esbuild = ROOT / "npm/node_modules/.bin/esbuild"
     with tempfile.TemporaryDirectory() as folder:
         app = Path(folder) / "app.js"
