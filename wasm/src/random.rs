@@ -35,6 +35,26 @@ pub(crate) fn bytes<const N: usize>() -> Result<[u8; N], JsValue> {
 /// A jitter seed, for configs that name none: 53 random bits, so the
 /// seed `config()` reports is a plain number (`JSON.stringify` refuses
 /// BigInts) and 2^53 seeds still keep clients out of lockstep.
+///
+/// Drawn from `Math.random`, not Web Crypto: a jitter seed needs to differ
+/// between processes, not to be unguessable (Polly and the AWS SDKs jitter
+/// from non-cryptographic generators too), and every engine seeds
+/// `Math.random` from the system's entropy. In Node, the first touch of the
+/// `crypto` global loads its whole Web Crypto layer: 2.4 ms of a fresh
+/// process's first `new Policy()`, which a call that never writes has no
+/// other use for. Keys stay on `crypto.getRandomValues` ([`bytes`]).
 pub(crate) fn seed() -> Result<u64, JsValue> {
-    bytes::<8>().map(|b| u64::from_le_bytes(b) & ((1 << 53) - 1))
+    // Two draws, 26 + 27 bits: one double carries at most 53 random bits,
+    // and engines differ in how many of them are really drawn.
+    let high = random_bits(26);
+    let low = random_bits(27);
+    Ok((high << 27) | low)
+}
+
+/// `bits` (at most 32) random bits from one `Math.random()` draw.
+fn random_bits(bits: u32) -> u64 {
+    let scaled = (js_sys::Math::random() * f64::from(1_u32 << bits)).floor();
+    // `Math.random()` is in [0, 1), so `scaled` is in [0, 2^bits): the
+    // conversion saturates at worst, never wraps.
+    scaled as u64
 }
