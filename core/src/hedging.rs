@@ -77,5 +77,6 @@ pub use call::HedgedCall;
 pub use config::{HedgeDelay, HedgingConfig, MAX_HEDGES, MAX_SAMPLES};
 pub use copies::Copies;
 pub(crate) use copies::Sent;
-pub use latency::{Latencies, LatencyWindow};
+pub(crate) use latency::Latencies;
+pub use latency::LatencyWindow;
 pub use step::HedgeStep;

@@ -73,19 +73,19 @@ impl LatencyWindow {
 /// Every scope's window, by scope index (scopes are bounded by
 /// `max_scopes`, and a window exists only for a scope that hedged).
 #[derive(Clone, Debug, Default)]
-pub struct Latencies {
+pub(crate) struct Latencies {
     windows: Vec<LatencyWindow>,
 }
 
 impl Latencies {
     /// The window of scope `index`, if it has recorded anything.
     #[must_use]
-    pub fn get(&self, index: usize) -> Option<&LatencyWindow> {
+    pub(crate) fn get(&self, index: usize) -> Option<&LatencyWindow> {
         self.windows.get(index)
     }
 
     /// Records `ms` in scope `index`'s window.
-    pub fn record(&mut self, index: usize, ms: u64, capacity: u32) {
+    pub(crate) fn record(&mut self, index: usize, ms: u64, capacity: u32) {
         if self.windows.len() <= index {
             self.windows
                 .resize_with(index.saturating_add(1), LatencyWindow::default);
