@@ -31,6 +31,9 @@ pub enum ConfigErrorCode {
     /// A behaviour this build leaves out (the browser's client engine, built
     /// without the core's default features); `stoic/full` has it.
     NotInBuild,
+    /// Hedging was asked for a call that is not safe to repeat (neither
+    /// idempotent nor carrying an idempotency key its server honours).
+    NotIdempotent,
 }
 
 impl ConfigErrorCode {
@@ -47,6 +50,7 @@ impl ConfigErrorCode {
             ConfigErrorCode::Inconsistent => "inconsistent",
             ConfigErrorCode::UnsupportedVersion => "unsupported_version",
             ConfigErrorCode::NotInBuild => "not_in_build",
+            ConfigErrorCode::NotIdempotent => "not_idempotent",
         }
     }
 }

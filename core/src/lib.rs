@@ -28,6 +28,8 @@ pub mod decision;
 pub mod error;
 pub mod event;
 pub mod fleet;
+#[cfg(feature = "hedging")]
+pub mod hedging;
 pub mod hints;
 pub mod host;
 pub mod httpdate;
@@ -56,6 +58,8 @@ pub use decision::{
 };
 pub use error::{ConfigError, ConfigErrorCode, InputError, InputErrorCode};
 pub use event::Event;
+#[cfg(feature = "hedging")]
+pub use hedging::{HedgeStep, HedgedCall, HedgingConfig};
 pub use hints::parse_retry_after;
 pub use key::{canonical_json, idempotency_key, random_key};
 pub use outcome::{Outcome, OutcomeKind};

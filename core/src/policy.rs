@@ -44,6 +44,8 @@ use crate::time::{Instant, MonotonicClamp, WallClock};
 
 mod fleet;
 mod give_up;
+#[cfg(feature = "hedging")]
+mod hedging;
 mod measure;
 mod records;
 mod response;
@@ -90,6 +92,10 @@ pub struct Policy {
     /// (`policy/measure.rs`).
     #[cfg(feature = "measure")]
     measuring: bool,
+    /// Each scope's recent latencies, from which hedged calls take their
+    /// delay (`policy/hedging.rs`).
+    #[cfg(feature = "hedging")]
+    latencies: crate::hedging::Latencies,
 }
 
 impl Policy {
@@ -120,6 +126,8 @@ impl Policy {
             fleet: None,
             #[cfg(feature = "measure")]
             measuring: false,
+            #[cfg(feature = "hedging")]
+            latencies: crate::hedging::Latencies::default(),
             config,
         })
     }
@@ -587,7 +595,23 @@ impl Policy {
         duration_ms: u64,
     ) {
         let ticket = call.ticket.take();
-        let Some(scope) = self.scopes.get_mut(call.scope) else {
+        self.record_result(now, call.scope, ticket, matched, class, permit, duration_ms);
+    }
+
+    /// [`Policy::record_attempt`] for any attempt of scope `index` (a
+    /// hedged call's copies hold their own permits and tickets).
+    #[allow(clippy::too_many_arguments)]
+    fn record_result(
+        &mut self,
+        now: Instant,
+        index: usize,
+        ticket: Option<crate::budget::RetryTicket>,
+        matched: Matched,
+        class: Class,
+        permit: Option<crate::breaker::Permit>,
+        duration_ms: u64,
+    ) {
+        let Some(scope) = self.scopes.get_mut(index) else {
             return;
         };
         let failed = matches!(class, Class::Transient | Class::Ambiguous);

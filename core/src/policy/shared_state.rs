@@ -206,7 +206,7 @@ impl Policy {
     }
 }
 
-fn scope_name(name: &str) -> &str {
+pub(super) fn scope_name(name: &str) -> &str {
     if name.is_empty() {
         DEFAULT_SCOPE
     } else {

@@ -6,6 +6,8 @@ mod breaker;
 mod budget;
 mod classify;
 mod config;
+#[cfg(feature = "hedging")]
+mod hedging;
 mod server;
 
 pub use backoff::SeededSpec;
