@@ -8,8 +8,8 @@ use crate::saturation_sweep::{find, SaturationPoint};
 /// Load the budgeted setting may add beyond its ratio: the ratio budget's
 /// concurrency floor (3 hedges outstanding whatever the ratio) lets hedges
 /// that end quickly through beyond the ratio, up to 7.5 % of first
-/// attempts at 80 % load here (with the floor set to 0 the same runs stay
-/// at 1.100x).
+/// attempts at 80 % load here (a one-off run with the floor set to 0
+/// stayed at 1.100x).
 pub const FLOOR_SLACK: f64 = 0.1;
 
 /// Checks on `points`, `saturated` being the highest load swept (percent)
