@@ -1,12 +1,13 @@
 # Simulators (sim/, package stoic-sim): Brooker's contention model with
-# stoic's backoff, and an overload model with stoic's Policy deciding every
-# retry. Outputs (tables, CSV, SVG and PNG charts) go to bench/sim/ and are
+# stoic's backoff, an overload model with stoic's Policy deciding every
+# retry, and two hedging experiments (a fan-out read with stragglers, one
+# queue pushed to saturation) with stoic deciding every hedge. Outputs (tables, CSV, SVG and PNG charts) go to bench/sim/ and are
 # committed. Their test, a small sweep, runs in `make test-rust`.
 
 SIM_OUT := bench/sim
 SIM_RUN := $(CARGO) run --quiet --locked --release -p stoic-sim --
 
-.PHONY: sim sim-font sim-contention sim-overload
+.PHONY: sim sim-font sim-contention sim-overload sim-hedging sim-hedging-fanout sim-hedging-saturation
 
 sim-font: ## Install the simulators' chart font (fonts-dejavu-core) if missing
 	@scripts/ensure-sim-font.sh
@@ -17,4 +18,13 @@ sim-contention: sim-font ## Contention sweep (10..190 clients, 100 runs each) in
 sim-overload: sim-font ## Overload sweep (failure rate 0..100 %, 5 client policies) into bench/sim/
 	$(SIM_RUN) overload --out $(SIM_OUT) > $(SIM_OUT)/overload.md
 
-sim: sim-contention sim-overload ## Both simulator sweeps in release, with tables, CSV and charts in bench/sim/
+sim-hedging-fanout: sim-font ## Hedging, fan-out read (100 leaves, 1 % stragglers at 1 s) next to "The Tail at Scale", into bench/sim/
+	$(SIM_RUN) hedging-fanout --out $(SIM_OUT) > $(SIM_OUT)/hedging_fanout.md
+
+sim-hedging-saturation: sim-font ## Hedging into one queue pushed to saturation, with and without the budget, into bench/sim/
+	$(SIM_RUN) hedging-saturation --out $(SIM_OUT) > $(SIM_OUT)/hedging_saturation.md
+
+sim-hedging: sim-hedging-fanout sim-hedging-saturation ## Both hedging experiments, tables printed and written to bench/sim/
+	@cat $(SIM_OUT)/hedging_fanout.md $(SIM_OUT)/hedging_saturation.md
+
+sim: sim-contention sim-overload sim-hedging ## Every simulator sweep in release, with tables, CSV and charts in bench/sim/

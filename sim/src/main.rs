@@ -1,5 +1,5 @@
-//! `stoic-sim`: runs the contention and overload sweeps, prints a table and
-//! the checked findings, and writes CSV and charts.
+//! `stoic-sim`: runs the contention, overload and hedging experiments,
+//! prints a table and the checked findings, and writes CSV and charts.
 //!
 //! Exit status: 0 when every finding holds, 1 on an error, 2 when the sweep
 //! ran but a finding does not hold (the outputs are still written).
@@ -12,11 +12,16 @@ use indicatif::{ProgressBar, ProgressStyle};
 
 use stoic_sim::contention_findings::HEADLINE_CLIENTS;
 use stoic_sim::contention_sweep::ContentionSweep;
+use stoic_sim::fanout::FanoutParams;
+use stoic_sim::fanout_sweep::FanoutSweep;
 use stoic_sim::finding::Finding;
 use stoic_sim::overload::OverloadParams;
 use stoic_sim::overload_sweep::OverloadSweep;
+use stoic_sim::saturation::SaturationParams;
+use stoic_sim::saturation_sweep::SaturationSweep;
 use stoic_sim::{
-    contention_findings, contention_report, font, overload_findings, overload_report, parallel,
+    contention_findings, contention_report, fanout_findings, fanout_report, font,
+    overload_findings, overload_report, parallel, saturation_findings, saturation_report,
 };
 
 /// Contention and overload simulators driven by stoic's real decisions.
@@ -35,6 +40,13 @@ enum Command {
     /// Clients retrying through a stoic Policy against a server of limited
     /// capacity: amplification and goodput vs the injected failure rate.
     Overload(OverloadArgs),
+    /// "The Tail at Scale"'s fan-out read (100 leaves, 1 % stragglers at
+    /// 1 s) with stoic's hedged calls: request p50/p99/p99.9 and extra load
+    /// per hedging setting, next to the paper's figures.
+    HedgingFanout(FanoutArgs),
+    /// Hedged calls into one queue pushed to saturation, with and without
+    /// the retry budget: load multiplier and latency vs offered load.
+    HedgingSaturation(SaturationArgs),
 }
 
 /// Options every sweep takes.
@@ -78,11 +90,37 @@ struct OverloadArgs {
     seconds: u32,
 }
 
+#[derive(Debug, Args)]
+struct FanoutArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Runs pooled per setting.
+    #[arg(long, default_value_t = 4)]
+    runs: u32,
+    /// Requests per run (each of 100 sub-requests).
+    #[arg(long, default_value_t = 10_000)]
+    requests: u32,
+}
+
+#[derive(Debug, Args)]
+struct SaturationArgs {
+    #[command(flatten)]
+    common: Common,
+    /// Runs pooled per point.
+    #[arg(long, default_value_t = 2)]
+    runs: u32,
+    /// Simulated seconds of arrivals per run.
+    #[arg(long, default_value_t = 60)]
+    seconds: u32,
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Contention(args) => contention(&args),
         Command::Overload(args) => overload(&args),
+        Command::HedgingFanout(args) => hedging_fanout(&args),
+        Command::HedgingSaturation(args) => hedging_saturation(&args),
     };
     match result {
         Ok(findings) if findings.iter().all(|f| f.holds) => ExitCode::SUCCESS,
@@ -162,6 +200,71 @@ fn overload(args: &OverloadArgs) -> Result<Vec<Finding>, String> {
         !args.common.no_charts,
     )?;
     let findings = overload_findings::check(&points, 30);
+    report(&findings, secs, &args.common);
+    Ok(findings)
+}
+
+fn hedging_fanout(args: &FanoutArgs) -> Result<Vec<Finding>, String> {
+    let sweep = FanoutSweep {
+        params: FanoutParams {
+            requests: args.requests,
+            ..FanoutParams::default()
+        },
+        runs: args.runs,
+        seed: args.common.seed,
+        ..FanoutSweep::default()
+    };
+    prepare(&args.common)?;
+    let label = format!(
+        "hedging fan-out: {} settings x {} runs of {} requests x {} sub-requests",
+        sweep.variants.len(),
+        sweep.runs,
+        sweep.params.requests,
+        sweep.params.fanout
+    );
+    let (points, secs) = timed(&label, sweep.len(), &args.common, |threads, tick| {
+        sweep.run(threads, tick)
+    });
+    print!("{}", fanout_report::table(&points).to_markdown());
+    println!("\nThe Tail at Scale (Dean and Barroso, CACM 2013) against stoic here:\n");
+    print!("{}", fanout_report::paper(&points).to_markdown());
+    fanout_report::write(&args.common.out, &points, !args.common.no_charts)?;
+    let findings = fanout_findings::check(&points, sweep.params.straggler_ms);
+    report(&findings, secs, &args.common);
+    Ok(findings)
+}
+
+fn hedging_saturation(args: &SaturationArgs) -> Result<Vec<Finding>, String> {
+    let sweep = SaturationSweep {
+        params: SaturationParams {
+            duration_ms: f64::from(args.seconds) * 1000.0,
+            ..SaturationParams::default()
+        },
+        runs: args.runs,
+        seed: args.common.seed,
+        ..SaturationSweep::default()
+    };
+    prepare(&args.common)?;
+    let label = format!(
+        "hedging saturation: {} settings x {} loads x {} runs of {} s",
+        sweep.variants.len(),
+        sweep.load_percents.len(),
+        sweep.runs,
+        args.seconds
+    );
+    let (points, secs) = timed(&label, sweep.len(), &args.common, |threads, tick| {
+        sweep.run(threads, tick)
+    });
+    print!("{}", saturation_report::table(&points).to_markdown());
+    saturation_report::write(
+        &args.common.out,
+        &points,
+        &sweep.variants,
+        !args.common.no_charts,
+    )?;
+    let saturated = sweep.load_percents.iter().copied().max().unwrap_or(100);
+    let light = sweep.load_percents.iter().copied().min().unwrap_or(50);
+    let findings = saturation_findings::check(&points, saturated, light);
     report(&findings, secs, &args.common);
     Ok(findings)
 }
