@@ -35,6 +35,3 @@ pub use limiter_config::{
 };
 pub use throttle::{Throttle, ThrottleStatus, Throttled};
 pub use throttle_config::{ThrottleConfig, MAX_K};
-
-#[cfg(test)]
-mod tests;

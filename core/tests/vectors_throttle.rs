@@ -6,6 +6,8 @@
 //! JavaScript and Python suites run every file of `tests/vectors/` and fail
 //! on a kind they have no runner for.
 
+#![cfg(feature = "load_control")]
+
 #[path = "support/vectors.rs"]
 mod vectors;
 

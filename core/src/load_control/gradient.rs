@@ -81,42 +81,45 @@ impl Gradient {
         self.peak_in_flight = self.peak_in_flight.max(in_flight);
     }
 
-    /// Closes the interval if it has run its length (the limit it leaves),
-    /// then records `signal` in the interval it falls in.
-    pub(super) fn on_release(
+    /// Closes the interval if it has run its length, and returns the limit
+    /// it leaves. Called at every acquire, poll and release, so that a
+    /// request admitted after an interval ended is admitted under the
+    /// limit that interval taught, not the one before it.
+    pub(super) fn roll(
         &mut self,
         now: Instant,
         limit: u32,
         in_flight: u32,
         bounds: (u32, u32),
-        signal: Option<Signal>,
     ) -> u32 {
         self.min_rtt.tick(now, self.params.probe);
-        let mut limit = limit;
-        if let Some(started) = self.started {
-            if now.saturating_since(started) >= self.params.update_interval_ms {
-                limit = self.next_limit(limit, bounds);
-                self.started = None;
-                self.samples.clear();
-                self.dropped = false;
-                self.peak_in_flight = in_flight;
-            }
+        let Some(started) = self.started else {
+            return limit;
+        };
+        if now.saturating_since(started) < self.params.update_interval_ms {
+            return limit;
         }
+        let limit = self.next_limit(limit, bounds);
+        self.started = None;
+        self.samples.clear();
+        self.dropped = false;
+        self.peak_in_flight = in_flight;
+        limit
+    }
+
+    /// Records what a released permit says, in the interval it falls in
+    /// (the caller rolled the interval first).
+    pub(super) fn record(&mut self, now: Instant, signal: Signal) {
         match signal {
-            Some(Signal::Latency { ms, quiet }) => {
+            Signal::Latency { ms, quiet } => {
                 if self.samples.len() < MAX_INTERVAL_SAMPLES as usize {
                     self.samples.push(ms.max(1));
                 }
                 self.min_rtt.sample(now, ms, quiet, self.params.probe);
-                self.started.get_or_insert(now);
             }
-            Some(Signal::Drop) => {
-                self.dropped = true;
-                self.started.get_or_insert(now);
-            }
-            None => {}
+            Signal::Drop => self.dropped = true,
         }
-        limit
+        self.started.get_or_insert(now);
     }
 
     /// The limit after the interval that just ended.

@@ -263,6 +263,7 @@ impl Limiter {
     /// Asks to send one request at `now`.
     pub fn acquire(&mut self, now: Instant) -> Acquired {
         let now = self.clock.observe(now);
+        self.refresh(now);
         if self.queue.len() == 0 && self.in_flight < self.limit {
             return Acquired::Admitted(self.admit());
         }
@@ -288,6 +289,7 @@ impl Limiter {
     /// until a release or [`Limiter::next_timeout`]. Call it until `None`.
     pub fn poll(&mut self, now: Instant) -> Option<QueueEvent> {
         let now = self.clock.observe(now);
+        self.refresh(now);
         let front = self.queue.front()?;
         let ticket = Ticket {
             id: front.ticket,
@@ -326,28 +328,32 @@ impl Limiter {
             return false;
         }
         self.in_flight = self.in_flight.saturating_sub(1);
+        self.refresh(now);
         let bounds = self.bounds;
-        self.limit = match (&mut self.control, outcome) {
-            (_, LimitOutcome::Ignored) => self.limit,
+        match (&mut self.control, outcome) {
+            (_, LimitOutcome::Ignored) => {}
             (Control::Gradient(g), LimitOutcome::Success { latency_ms }) => {
                 let quiet = permit.in_flight <= bounds.0.max(permit.limit / 2);
-                let signal = Signal::Latency {
-                    ms: latency_ms,
-                    quiet,
-                };
-                g.on_release(now, self.limit, self.in_flight, bounds, Some(signal))
+                let ms = latency_ms;
+                g.record(now, Signal::Latency { ms, quiet });
             }
-            (Control::Gradient(g), LimitOutcome::Dropped) => {
-                g.on_release(now, self.limit, self.in_flight, bounds, Some(Signal::Drop))
-            }
+            (Control::Gradient(g), LimitOutcome::Dropped) => g.record(now, Signal::Drop),
             (Control::Aimd(a), LimitOutcome::Success { .. }) => {
-                a.on_success(self.limit, permit.in_flight, bounds)
+                self.limit = a.on_success(self.limit, permit.in_flight, bounds);
             }
             (Control::Aimd(a), LimitOutcome::Dropped) => {
-                a.on_drop(self.limit, permit.generation, bounds)
+                self.limit = a.on_drop(self.limit, permit.generation, bounds);
             }
-        };
+        }
         true
+    }
+
+    /// Closes a gradient interval that has run its length (AIMD changes
+    /// the limit as outcomes arrive, and has nothing to close).
+    fn refresh(&mut self, now: Instant) {
+        if let Control::Gradient(g) = &mut self.control {
+            self.limit = g.roll(now, self.limit, self.in_flight, self.bounds);
+        }
     }
 
     /// The limiter at a glance. A min-RTT re-measurement that has fallen
