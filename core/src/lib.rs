@@ -34,6 +34,8 @@ pub mod hints;
 pub mod host;
 pub mod httpdate;
 pub mod key;
+#[cfg(feature = "load_control")]
+pub mod load_control;
 pub mod observation;
 pub mod outcome;
 pub mod policy;

@@ -8,6 +8,8 @@ mod classify;
 mod config;
 #[cfg(feature = "hedging")]
 mod hedging;
+#[cfg(feature = "load_control")]
+mod load_control;
 mod server;
 
 pub use backoff::SeededSpec;
