@@ -8,7 +8,8 @@ CARGO ?= cargo
 
 .PHONY: help
 help: ## List the targets
-	@grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*?## "}; {printf "  \033[36m%-14s\033[0m %s\n", $$1, $$2}'
+	@if [ -t 1 ]; then c='\033[36m'; r='\033[0m'; else c=; r=; fi; \
+	grep -hE '^[a-zA-Z0-9_-]+:.*?## ' $(MAKEFILE_LIST) | awk -v c="$$c" -v r="$$r" 'BEGIN {FS = ":.*?## "}; {printf "  %s%-14s%s %s\n", c, $$1, r, $$2}'
 
 .PHONY: tools
 tools: ## Install what the build needs and is missing (skips what is present)

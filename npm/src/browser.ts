@@ -12,6 +12,7 @@
  * mean" (a config asking for one is refused with `not_in_build`); `stoic/full`
  * has them in browsers.
  */
+import { loadError } from './load-error.js';
 import { markLoaded } from './loaded.js';
 import init from './wasm/stoic_wasm.js';
 
@@ -19,13 +20,7 @@ const url = new URL('./wasm/stoic_client_bg.wasm', import.meta.url);
 try {
   await init({ module_or_path: url });
 } catch (error) {
-  throw new Error(
-    `stoic: could not load its WebAssembly module from ${url} (${String(error)}). ` +
-      "If a bundler left the .wasm behind, copy node_modules/stoic/dist/wasm/stoic_client_bg.wasm to that place, " +
-      "or import 'stoic/inline' (the module inside the JavaScript), or load it yourself with 'stoic/init'. " +
-      "A Content-Security-Policy must allow 'wasm-unsafe-eval' in script-src.",
-    { cause: error },
-  );
+  throw loadError('stoic', url, 'stoic_client_bg.wasm', error);
 }
 markLoaded();
 
