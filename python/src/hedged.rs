@@ -309,16 +309,16 @@ impl HedgedCall {
         self.last.as_ref().map(|s| step_to_py(py, s)).transpose()
     }
 
-    /// The give-up as a dict (as `Call.decision` gives one), once the call
-    /// gave up; else None.
+    /// How the call ended, as `Call.decision` says it: `done` (with the
+    /// `winner` and the copies to `cancel`) or `give_up`; None while it runs.
     #[getter]
     fn decision<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyAny>>> {
-        let Some(give_up) = self.give_up() else {
-            return Ok(None);
-        };
-        let value = py_emit(py, give_up)?;
-        value.set_item("kind", "give_up")?;
-        Ok(Some(value))
+        match &self.last {
+            Some(step @ (HedgeStep::Done { .. } | HedgeStep::GiveUp { .. })) => {
+                step_to_py(py, step).map(Some)
+            }
+            _ => Ok(None),
+        }
     }
 
     /// The copies in flight (sent, no outcome, not cancelled).
@@ -380,10 +380,17 @@ impl HedgedCall {
         self.call.sent()
     }
 
-    /// Hedges sent so far (copies beyond the first).
+    /// Hedges sent so far (copies beyond the first): what the retry budget
+    /// paid for, as a plain call's retries.
     #[getter]
     fn hedges(&self) -> u32 {
         self.call.sent().saturating_sub(1)
+    }
+
+    /// The same as `hedges`, under `Call`'s name (statistics read either).
+    #[getter]
+    fn retries(&self) -> u32 {
+        self.hedges()
     }
 
     /// The policy-unique id.

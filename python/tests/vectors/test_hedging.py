@@ -13,9 +13,9 @@ import json
 from typing import Any
 
 import pytest
-from conftest import load, py_field, py_form, secs
 
 import stoic
+from conftest import load, py_field, py_form, secs
 from stoic._stoic import HedgedCall, HedgingConfig
 
 FILE = "core_only/hedging.json"
@@ -79,8 +79,9 @@ class Runner:
         if op == "start":
             spec = step["spec"]
             hedging = hedging_of(step["hedging"]) if "hedging" in step else self.hedging
-            try:
-                call = policy.start_hedged(
+
+            def start() -> HedgedCall:
+                return policy.start_hedged(
                     now,
                     spec.get("operation", "op"),
                     scope=spec.get("scope", ""),
@@ -89,12 +90,14 @@ class Runner:
                     key=spec.get("idempotency_key"),
                     hedging=hedging,
                 )
-            except stoic.ConfigError as error:
-                got = {"code": error.code, "field": error.field}
-                assert got == step.get("expect_error"), f"{here}: {error}"
+
+            if "expect_error" in step:
+                with pytest.raises(stoic.ConfigError) as info:
+                    start()
+                got = {"code": info.value.code, "field": info.value.field}
+                assert got == step["expect_error"], f"{here}: {info.value}"
             else:
-                assert "expect_error" not in step, f"{here}: started"
-                self.calls[name] = call
+                self.calls[name] = start()
         elif op in ("poll", "outcome", "cancel"):
             call = self.calls[name]
             if op == "poll":
