@@ -19,6 +19,7 @@ mod clock;
 mod convert;
 mod document;
 mod errors;
+mod hedged;
 mod helpers;
 mod host;
 mod outcome;
@@ -45,6 +46,8 @@ fn _stoic(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(clock::monotonic, m)?)?;
     m.add_class::<shared::Policy>()?;
     m.add_class::<call::Call>()?;
+    m.add_class::<hedged::HedgedCall>()?;
+    m.add_class::<hedged::HedgingConfig>()?;
     m.add_class::<policy::CallStart>()?;
     m.add_class::<pump::FirstAttempt>()?;
     m.add_class::<pump::Pending>()?;

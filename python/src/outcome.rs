@@ -3,7 +3,7 @@
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stoic_core::hints::{server_hint, ServerHint};
-use stoic_core::{Class, NetworkErrorKind, Outcome, Policy};
+use stoic_core::{Class, NetworkErrorKind, Outcome, OutcomeKind, Policy};
 
 use crate::errors::usage_error;
 use crate::seconds::Secs;
@@ -90,4 +90,54 @@ pub(crate) fn class(code: &str) -> PyResult<Class> {
             ),
         )
     })
+}
+
+/// An outcome given as keyword arguments (`Policy.on_outcome`,
+/// `Policy.hedge_outcome`): at most one of `status`, `network` (a kind
+/// code), `rejected` and `raised` (class codes); none is a success.
+pub(crate) struct OutcomeArgs<'a, 'py> {
+    pub(crate) status: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) network: Option<LossyText>,
+    pub(crate) rejected: Option<LossyText>,
+    pub(crate) raised: Option<LossyText>,
+    pub(crate) headers: Option<&'a Bound<'py, PyAny>>,
+    pub(crate) wall_now: Option<Secs>,
+}
+
+impl OutcomeArgs<'_, '_> {
+    /// The outcome, a response's hint read by `policy`'s rule.
+    pub(crate) fn outcome(&self, policy: &crate::shared::Policy) -> PyResult<Outcome<'static>> {
+        let pairs = header_pairs(self.headers)?;
+        let status = self.status.map(crate::ints::http_status).transpose()?;
+        let given = (
+            status,
+            self.network.as_ref(),
+            self.rejected.as_ref(),
+            self.raised.as_ref(),
+        );
+        let kind = match given {
+            (None, None, None, None) => Outcome::success(),
+            (Some(s), None, None, None) => Outcome::status(s),
+            (None, Some(n), None, None) => Outcome::network(network_kind(&n.0)?),
+            (None, None, Some(c), None) => Outcome::rejected(class(&c.0)?),
+            (None, None, None, Some(c)) => Outcome::raised(class(&c.0)?),
+            _ => {
+                return Err(usage_error(
+                    "invalid_value",
+                    "give at most one of status, network, rejected and raised".to_owned(),
+                ))
+            }
+        };
+        // Checked whatever the outcome: a bad wall_now is refused.
+        let wall = self.wall_now.map(|w| w.wall("wall_now")).transpose()?;
+        Ok(match kind.kind {
+            // A response's headers are read by the core's one rule; no
+            // other outcome carries a hint.
+            OutcomeKind::Status(status) => {
+                let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
+                policy.lock().response_outcome(status, pairs, wall)
+            }
+            _ => kind,
+        })
+    }
 }

@@ -11,15 +11,16 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyString, PyType};
 use stoic_core::schema::sections::Overrides;
 use stoic_core::schema::{Dialect, Value};
-use stoic_core::{CallSpec, Config, Event, Outcome, OutcomeKind, PolicyState};
+use stoic_core::{CallSpec, Config, Event, PolicyState};
 
 use crate::call::Call;
 use crate::call_options::refuse_call_options;
 use crate::convert::ms_to_secs;
 use crate::document::{doc_of, py_emit, py_of, section_of};
-use crate::errors::{config_error, input_error, usage_error};
+use crate::errors::{config_error, input_error};
+use crate::hedged::{HedgedCall, HedgingConfig};
 use crate::ints::http_status;
-use crate::outcome::{class, header_pairs, network_kind};
+use crate::outcome::OutcomeArgs;
 use crate::overrides::CallOverrides;
 use crate::pump::FirstAttempt;
 use crate::registry::set_listening;
@@ -429,33 +430,16 @@ impl Policy {
         wall_now: Option<Secs>,
         detail: Option<LossyText>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let pairs = header_pairs(headers)?;
-        let status = status.map(http_status).transpose()?;
-        let kind = match (status, network.as_ref(), rejected.as_ref(), raised.as_ref()) {
-            (None, None, None, None) => Outcome::success(),
-            (Some(s), None, None, None) => Outcome::status(s),
-            (None, Some(n), None, None) => Outcome::network(network_kind(&n.0)?),
-            (None, None, Some(c), None) => Outcome::rejected(class(&c.0)?),
-            (None, None, None, Some(c)) => Outcome::raised(class(&c.0)?),
-            _ => {
-                return Err(usage_error(
-                    "invalid_value",
-                    "give at most one of status, network, rejected and raised".to_owned(),
-                ))
-            }
-        };
-        // Checked whatever the outcome: a bad wall_now is refused.
-        let wall = wall_now.map(|w| w.wall("wall_now")).transpose()?;
-        let mut outcome = match kind.kind {
-            // A response's headers are read by the core's one rule; no
-            // other outcome carries a hint.
-            OutcomeKind::Status(status) => {
-                let pairs = pairs.iter().map(|(n, v)| (n.as_str(), v.as_str()));
-                slf.get().lock().response_outcome(status, pairs, wall)
-            }
-            _ => kind,
-        };
         let detail = detail.map(|LossyText(text)| text);
+        let args = OutcomeArgs {
+            status,
+            network,
+            rejected,
+            raised,
+            headers,
+            wall_now,
+        };
+        let mut outcome = args.outcome(slf.get())?;
         if let Some(detail) = &detail {
             outcome = outcome.with_detail(detail);
         }
@@ -475,6 +459,121 @@ impl Policy {
         call.check_policy(slf)?;
         call.cancel(now)?;
         call.decision(slf.py())
+    }
+
+    /// Starts a hedged call at `now`: a call that may be sent as several
+    /// copies, the first answer winning (`stoic_core::hedging`). Only a
+    /// call that is safe to repeat (idempotent, or with a key its server
+    /// honours) is hedged: any other is refused with `ConfigError`
+    /// `not_idempotent` at field `idempotent`. `hedging` defaults to
+    /// `HedgingConfig()`.
+    #[pyo3(
+        signature = (now, operation=StrictText(""), *, scope=StrictText(""), idempotent=None, method=None, key=None, hedging=None),
+        text_signature = "($self, now, operation='', *, scope='', idempotent=None, method=None, key=None, hedging=None)"
+    )]
+    #[allow(clippy::too_many_arguments)]
+    fn start_hedged(
+        slf: &Bound<'_, Self>,
+        now: Secs,
+        operation: StrictText<'_>,
+        scope: StrictText<'_>,
+        idempotent: Option<bool>,
+        method: Option<LossyText>,
+        key: Option<StrictText<'_>>,
+        hedging: Option<PyRef<'_, HedgingConfig>>,
+    ) -> PyResult<HedgedCall> {
+        let spec = CallSpec::from_host(
+            operation.0,
+            scope.0,
+            idempotent,
+            method.as_ref().map(|m| m.0.as_str()),
+            key.map(|k| k.0),
+            None,
+        );
+        let settings = hedging.map(|h| h.inner).unwrap_or_default();
+        let now = now.instant("now")?;
+        let started = slf.get().lock().start_hedged(now, spec, &settings);
+        let call = started.map_err(|e| config_error(slf.py(), &e))?;
+        Ok(HedgedCall::new(slf.clone().unbind(), call))
+    }
+
+    /// What hedged `call` needs now (`HedgedCall.poll`): the step as a dict.
+    fn hedge_poll<'py>(
+        slf: &Bound<'py, Self>,
+        now: Secs,
+        call: &Bound<'py, HedgedCall>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut call = call.borrow_mut();
+        call.check_policy(slf)?;
+        call.poll(slf.py(), now)
+    }
+
+    /// Copy `copy` of hedged `call` ended: give one of `status`, `network`,
+    /// `rejected` or `raised`, or none for a success, as `on_outcome`
+    /// takes them. The next step as a dict.
+    #[pyo3(signature = (now, call, copy, *, status=None, network=None, rejected=None, raised=None, headers=None, wall_now=None, detail=None))]
+    #[allow(clippy::too_many_arguments)]
+    fn hedge_outcome<'py>(
+        slf: &Bound<'py, Self>,
+        now: Secs,
+        call: &Bound<'py, HedgedCall>,
+        copy: u32,
+        status: Option<&Bound<'py, PyAny>>,
+        network: Option<LossyText>,
+        rejected: Option<LossyText>,
+        raised: Option<LossyText>,
+        headers: Option<&Bound<'py, PyAny>>,
+        wall_now: Option<Secs>,
+        detail: Option<LossyText>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let args = OutcomeArgs {
+            status,
+            network,
+            rejected,
+            raised,
+            headers,
+            wall_now,
+        };
+        let mut outcome = args.outcome(slf.get())?;
+        let detail = detail.map(|LossyText(text)| text);
+        if let Some(detail) = &detail {
+            outcome = outcome.with_detail(detail);
+        }
+        let mut call = call.borrow_mut();
+        call.check_policy(slf)?;
+        call.observe(slf.py(), now, copy, outcome)
+    }
+
+    /// Ends hedged `call` at the caller's request; the step (its `cancel`
+    /// names the copies to cancel).
+    fn hedge_cancel<'py>(
+        slf: &Bound<'py, Self>,
+        now: Secs,
+        call: &Bound<'py, HedgedCall>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let mut call = call.borrow_mut();
+        call.check_policy(slf)?;
+        call.cancel(slf.py(), now)
+    }
+
+    /// Latencies `scope` holds for quantile hedge delays.
+    #[pyo3(signature = (scope=StrictText("")), text_signature = "($self, scope='')")]
+    fn latency_samples(&self, scope: StrictText<'_>) -> usize {
+        self.lock().latency_samples(scope.0)
+    }
+
+    /// The hedge delay (seconds) a hedged call of `scope` would wait now
+    /// under `hedging`, if one is known (a quantile needs its samples).
+    #[pyo3(signature = (scope=StrictText(""), hedging=None), text_signature = "($self, scope='', hedging=None)")]
+    fn hedge_delay(
+        &self,
+        scope: StrictText<'_>,
+        hedging: Option<PyRef<'_, HedgingConfig>>,
+    ) -> Option<f64> {
+        let settings = hedging.map(|h| h.inner).unwrap_or_default();
+        self.lock()
+            .hedge_delay_ms(scope.0, &settings)
+            .map(ms_to_secs)
     }
 
     /// Stop starting attempts and retries (shutdown).

@@ -17,6 +17,15 @@ the server answers 200 ``ok``:
   it chunked instead of with a ``Content-Length``; ``stall=1`` sends one
   byte, waits the ``secs`` and sends the rest; ``type=`` sets its
   ``Content-Type``);
+- ``/tail/<t>?n=1&secs=10``: a latency tail: the first ``n`` requests wait
+  ``secs`` seconds before answering, unless the client hangs up first (kept
+  in ``aborted[token]``); every answer is ``arrival <i>``, the request's
+  place in arrival order (from 1);
+- ``/order/<t>?n=1&secs=10``: a server that deduplicates by
+  ``Idempotency-Key``: a request with a key it has seen gets that key's
+  order, any other makes a new one (``orders[token]`` lists the keys of the
+  orders made, None for a request without one); the first ``n`` requests
+  are slow as on ``/tail``; the answer is ``{"order": id, "arrival": i}``;
 - ``/model/<t>/v1/chat/completions`` and ``/model/<t>/v1/messages``: a
   model API (OpenAI's and Anthropic's shapes) answering as
   ``script(token, replies)`` says (it returns ``{url}/model/<t>``), one
@@ -32,6 +41,7 @@ Every request's method and ``Idempotency-Key`` header are kept in
 from __future__ import annotations
 
 import json
+import select
 import socket
 import struct
 import threading
@@ -61,6 +71,9 @@ class Server(ThreadingHTTPServer):
         self.bodies: dict[str, list[bytes]] = defaultdict(list)
         self.headers: dict[str, list[dict[str, str]]] = defaultdict(list)
         self.scripts: dict[str, Iterator[Reply]] = {}
+        self.aborted: dict[str, int] = defaultdict(int)
+        self.orders: dict[str, list[str | None]] = defaultdict(list)
+        self.order_of: dict[tuple[str, str], int] = {}
 
     def script(self, token: str, replies: Iterable[Reply]) -> str:
         """Scripts ``/model/<token>``'s replies; the API's root URL."""
@@ -112,6 +125,15 @@ class Handler(BaseHTTPRequestHandler):
                 script = server.scripts.get(token)
                 reply = next(script, None) if script is not None else None
             self._model(parts.path, reply)
+        elif behaviour in ("tail", "order"):
+            order = self._order(token) if behaviour == "order" else None
+            if misbehave and self._client_left(token, float(query.get("secs", "10"))):
+                return
+            arrival = count + 1
+            if order is None:
+                self._send(200, f"arrival {arrival}".encode())
+            else:
+                self._send(200, json.dumps({"order": order, "arrival": arrival}).encode())
         elif not misbehave:
             self._send(200, b'{"ok": true}' if behaviour == "error-body" else b"ok")
         elif behaviour == "status":
@@ -138,6 +160,35 @@ class Handler(BaseHTTPRequestHandler):
             self._trickle(int(query.get("code", "200")), float(query.get("secs", "6")), query)
         else:
             self._send(404, b"no such behaviour")
+
+    def _client_left(self, token: str, secs: float) -> bool:
+        """Waits ``secs`` unless the client hangs up first; whether it did
+        (counted in ``aborted``)."""
+        ready, _, _ = select.select([self.connection], [], [], secs)
+        if not ready:
+            return False
+        try:
+            left = not self.connection.recv(1, socket.MSG_PEEK)
+        except OSError:
+            left = True
+        if left:
+            with self.server.lock:
+                self.server.aborted[token] += 1
+            self.close_connection = True
+        return left
+
+    def _order(self, token: str) -> int:
+        """The order of this request: its key's, or a new one."""
+        key = self.headers.get("Idempotency-Key")
+        server = self.server
+        with server.lock:
+            if key is not None and (token, key) in server.order_of:
+                return server.order_of[(token, key)]
+            server.orders[token].append(key)
+            order = len(server.orders[token])
+            if key is not None:
+                server.order_of[(token, key)] = order
+            return order
 
     def _trickle(self, code: int, secs: float, query: dict[str, str]) -> None:
         body = b"x" * 60

@@ -5,6 +5,7 @@ over their attributes, are the policy's own metrics."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,7 +18,7 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 import stoic
-from stoic.httpx import RetryTransport
+from stoic.httpx import AsyncRetryTransport, RetryTransport
 from stoic.opentelemetry import instrument
 from stoic.parts import metric_catalogue
 
@@ -298,3 +299,21 @@ def test_a_failing_meter_never_fails_the_call(clock: stoic.VirtualClock) -> None
     instrumentation = instrument(policy, meter_provider=MeterProvider())
     instrumentation._counters = dict.fromkeys(instrumentation._counters, Exploding())  # type: ignore[misc]
     traffic(policy)  # succeeds and fails as without telemetry
+
+
+def test_a_hedge_is_an_event_on_the_callers_span(
+    spans: tuple[TracerProvider, InMemorySpanExporter], server: Any, token: str
+) -> None:
+    provider, exporter = spans
+    transport = AsyncRetryTransport(hedging={"delay": {"kind": "fixed", "after": 0.05}})
+    instrument(transport.policy, traces=True)
+
+    async def main() -> httpx.Response:
+        async with httpx.AsyncClient(transport=transport) as c:
+            with provider.get_tracer("test").start_as_current_span("GET user"):
+                return await c.get(f"{server.url}/tail/{token}?n=1&secs=10")
+
+    assert asyncio.run(main()).text == "arrival 2"
+    (span,) = exporter.get_finished_spans()
+    hedges = [dict(e.attributes or {}) for e in span.events if e.name == "stoic.hedge"]
+    assert hedges == [{"stoic.copy": 2, "stoic.operation": f"GET /tail/{token}"}]

@@ -13,6 +13,8 @@ package is its Python host: it reads the clock, sleeps and calls.
   same for requests and aiohttp;
 - ``stoic.prometheus.StoicCollector`` and ``stoic.redis.FleetSync``: Prometheus
   and a fleet of processes sharing breakers and budgets through Redis;
+- ``hedging=`` on ``@stoic.retry`` (``async def``) and ``AsyncRetryTransport``:
+  a second copy of a slow call that is safe to repeat, the first answer winning;
 - ``stoic.Policy``: the engine itself (shared breakers, budgets, metrics);
 - ``stoic.set_testing(True, attempts=1)`` / ``stoic.testing.virtual_time()``:
   no sleeping (and capped attempts) in tests; ``stoic.set_active(False)``:
@@ -36,6 +38,8 @@ from ._stoic import (
     CORE_VERSION,
     Backoff,
     Call,
+    HedgedCall,
+    HedgingConfig,
     Policy,
     canonical_json,
     idempotency_key,
@@ -54,6 +58,8 @@ __all__ = [
     "Clock",
     "ConfigError",
     "ConfigProblem",
+    "HedgedCall",
+    "HedgingConfig",
     "HookWarning",
     "InputError",
     "Policy",

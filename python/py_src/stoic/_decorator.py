@@ -27,17 +27,18 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, ParamSpec, Protocol, TypeVar, cast, overload
 
 from ._callables import is_async, resumer
 from ._classify import Classifier
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
+from ._hedging import hedged_function, hedging_config, refuse_sync
 from ._runtime import OVERRIDABLE, Hook, Settings
 from ._statistics import CallStatistics, LastCall
 from ._steps import validated
-from ._stoic import Policy
+from ._stoic import HedgingConfig, Policy
 
 __all__ = ["RetryingFunction", "retry"]
 
@@ -85,6 +86,7 @@ def retry(
     records: Any = None,
     on_retry: Hook | None = None,
     on_give_up: Hook | None = None,
+    hedging: Mapping[str, Any] | HedgingConfig | None = None,
     **config: Any,
 ) -> Callable[[Callable[P, T]], RetryingFunction[P, T]]: ...
 
@@ -106,6 +108,7 @@ def retry(
     records: Any = None,
     on_retry: Hook | None = None,
     on_give_up: Hook | None = None,
+    hedging: Mapping[str, Any] | HedgingConfig | None = None,
     **config: Any,
 ) -> Callable[[Callable[P, T]], RetryingFunction[P, T]] | RetryingFunction[P, T]:
     """Retries the decorated function (sync or ``async def``) as the
@@ -147,6 +150,16 @@ def retry(
     with ``reraise=True``) propagate as themselves, with the engine's
     observation added as a note.
 
+    ``hedging=`` (``async def`` only) sends a second copy of a slow call
+    before the first answers, the first answer winning and the others
+    cancelled (``{"max_hedges": 1, "delay": {"kind": "fixed", "after":
+    0.05}}``, or a quantile of recent latencies: see ``stoic.HedgingConfig``).
+    Only a call that is safe to repeat is hedged: one with
+    ``idempotent=False`` and no ``key=`` is refused with ``ConfigError``
+    ``not_idempotent``. Hedges are paid for by the retry budget; a sync
+    function with ``hedging=`` is refused (``ConfigError`` ``inconsistent``,
+    field ``hedging``): its losing copies could not be cancelled.
+
     The decorated function also has ``statistics()`` (its last call in this
     thread or task) and ``retry_with(**changes)`` (a variant on the same
     policy, e.g. ``fetch.retry_with(max_attempts=1)``).
@@ -163,6 +176,7 @@ def retry(
         "clock": clock,
         "on_retry": on_retry,
         "on_give_up": on_give_up,
+        "hedging": hedging,
         **{name: value for name, value in config.items() if name in OVERRIDABLE},
     }
     settings = Settings.build(
@@ -185,12 +199,22 @@ def retry(
         on_give_up=on_give_up,
     )
 
+    hedged = hedging_config(hedging)
+
     def decorate(target: Callable[P, T]) -> RetryingFunction[P, T]:
         if not callable(target):
             raise TypeError(f"@stoic.retry decorates a function, not {type(target).__name__}")
+        asynchronous = is_async(target)
+        if hedged is not None and not asynchronous:
+            raise refuse_sync("stoic.retry")
         last = LastCall(_operation(target, settings))
         own = dataclasses.replace(settings, started=last.started)
-        wrapped: Any = functools.wraps(target)(_wrapper(target, own, is_async(target)))
+        wrapper = (
+            hedged_function(own, cast(Any, target), _operation(target, own), hedged)
+            if hedged is not None
+            else _wrapper(target, own, asynchronous)
+        )
+        wrapped: Any = functools.wraps(target)(wrapper)
         wrapped.statistics = last.statistics
 
         def retry_with(**changes: Any) -> RetryingFunction[P, T]:

@@ -14,15 +14,18 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import Any, cast
 
 from . import _run_context
 from ._classify import classify_result
 from ._clock import Clock
+from ._errors import ConfigError
 from ._runtime import Hook, Settings, report, tell, wrong_type
 from ._stoic import (
     NESTED_RETRY_HEADER,
     Call,
+    HedgedCall,
+    HedgingConfig,
     Policy,
     http_plan,
     is_event_stream,
@@ -122,9 +125,22 @@ class HttpCalls:
         path: str,
         headers: MutableMapping[str, Any],
     ) -> Call:
+        """Plans the request and starts and admits its call (``_planned``)."""
+        return cast(Call, self._planned(clock, method, host, path, headers, None))
+
+    def _planned(
+        self,
+        clock: Clock,
+        method: str,
+        host: str,
+        path: str,
+        headers: MutableMapping[str, Any],
+        hedging: HedgingConfig | None,
+    ) -> Call | HedgedCall:
         """Plans the request (operation, scope, safety, key: the core's
         HTTP plan), sets the key header when the plan makes one, and starts
-        and admits its call."""
+        and admits its call; with ``hedging``, starts it hedged instead when
+        the engine finds it safe to repeat."""
         existing = headers.get(self._key_header)
         if isinstance(existing, bytes):  # requests keeps header values as given
             existing = existing.decode("latin-1")
@@ -146,6 +162,22 @@ class HttpCalls:
         if auto_key:
             key = tool_call.next_write_key() if tool_call is not None else random_key()
             headers[self._key_header] = key_header_value(key, self._key_form)
+        # Inside a run's tool call the run's quota must bound every resend,
+        # which a hedged call cannot join: such a request is not hedged.
+        if hedging is not None and tool_call is None:
+            try:
+                return self._settings.policy.start_hedged(
+                    clock.monotonic(),
+                    operation,
+                    scope=scope,
+                    idempotent=safe,
+                    key=key if trust_key else None,
+                    hedging=hedging,
+                )
+            except ConfigError as error:
+                if error.code != "not_idempotent":
+                    raise
+                # Not safe to repeat: sent once, as a plain call, never hedged.
         call = self._settings.policy.start(
             clock.monotonic(),
             operation,
@@ -213,6 +245,34 @@ class HttpCalls:
             if failed:
                 tell("on_give_up", self._settings.on_give_up, call, None, response)
         return delay
+
+    def _judge_copy(
+        self, call: HedgedCall, clock: Clock, copy: int, response: Any
+    ) -> dict[str, Any]:
+        """Reports copy ``copy``'s response of a hedged call (as ``_judge``
+        does an attempt's); the engine's next step."""
+        status = self._status_of(response)
+        validate = self._settings.validate
+        verdict = (
+            classify_result(validate(response), response)
+            if validate is not None and validates_status(status)
+            else None
+        )
+        now = clock.monotonic()
+        if verdict is not None:
+            step = call.on_rejected(now, copy, verdict[1], verdict[2])
+        else:
+            detail = self._text_of(response)[: self._excerpt] if wants_excerpt(status) else None
+            reads = self._settings.policy.reads_hints(status)
+            headers = self._headers_of(response) if reads else None
+            step = call.on_status(now, copy, status, headers, detail=detail, wall_now=clock.wall())
+        if step["kind"] == "give_up":
+            # This response is the last one: returned with the decision.
+            self._attach(response, call.decision)
+            tell("on_give_up", self._settings.on_give_up, call, None, response)  # type: ignore[arg-type]
+        elif step["kind"] == "done":
+            self._attach(response, None)
+        return step
 
     # What each client library's response looks like.
 

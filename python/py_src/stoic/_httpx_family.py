@@ -43,16 +43,18 @@ from __future__ import annotations
 
 import functools
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from types import ModuleType
 from typing import Any, ClassVar, Generic, NoReturn, TypeVar
 
 from ._classify import HOST, is_network, mark_cut
 from ._clock import Clock
 from ._executors import async_loop, sync_loop
+from ._hedging import hedging_config, refuse_sync, run_hedged
 from ._http import LATE_BODY, HttpCalls, deadline_of, tighter, time_left
 from ._runtime import Hook
-from ._stoic import Call, Policy
+from ._stoic import Call, HedgedCall, HedgingConfig, Policy
+from .testing import runtime
 
 __all__ = ["AsyncTransport", "SyncTransport"]
 
@@ -67,11 +69,14 @@ class _Attempt:
     deadline passes (``time.monotonic()``; None: no total deadline), set
     as each attempt starts."""
 
-    __slots__ = ("deadline", "request")
+    __slots__ = ("call", "deadline", "request")
 
-    def __init__(self, request: Any) -> None:
+    def __init__(self, request: Any, call: Call | None = None) -> None:
         self.request = request
         self.deadline: float | None = None
+        #: The call already planned for it (a request ``hedging=`` found
+        #: unsafe to repeat), taken by ``_start`` instead of planning again.
+        self.call = call
 
 
 @functools.cache
@@ -134,6 +139,8 @@ class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
     _advice: ClassVar[str]
     #: Why this transport refuses the other kind of client ({lib}: the library).
     _wrong_client: ClassVar[str]
+    #: Whether it can hedge (cancel a losing copy): only the async one.
+    _hedges: ClassVar[bool] = False
 
     def __init_subclass__(cls, lib: ModuleType | None = None, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -156,9 +163,13 @@ class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
         records: Any = None,
         on_retry: Hook | None = None,
         on_give_up: Hook | None = None,
+        hedging: Mapping[str, Any] | HedgingConfig | None = None,
         **config: Any,
     ) -> None:
         lib = self._lib
+        self._hedging = hedging_config(hedging)
+        if self._hedging is not None and not self._hedges:
+            raise refuse_sync(type(self).__name__)
         super().__init__(
             policy=policy,
             validate=validate,
@@ -197,21 +208,37 @@ class _Transport(HttpCalls, Generic[InnerT, RequestT, ResponseT]):
         raise TypeError(self._wrong_client.format(lib=self._lib.__name__))
 
     def _start(self, clock: Clock, attempt: _Attempt) -> Call:
-        """Plans the request and starts and admits its call."""
+        """Plans the request and starts and admits its call (or takes the
+        one planned already)."""
+        if attempt.call is not None:
+            call, attempt.call = attempt.call, None
+            return call
         request = attempt.request
         url = request.url
         host = url.host if url.port is None else f"{url.host}:{url.port}"
         return self._plan(clock, request.method, host, url.path, request.headers)
+
+    def _start_hedged(self, clock: Clock, request: RequestT) -> Call | HedgedCall:
+        """Plans the request and starts it hedged, or, when it is not safe
+        to repeat, as a plain call (admitted)."""
+        url = request.url
+        host = url.host if url.port is None else f"{url.host}:{url.port}"
+        return self._planned(clock, request.method, host, url.path, request.headers, self._hedging)
 
     @staticmethod
     def _limit(call: Call, args: tuple[Any, ...]) -> None:
         """Applies the engine's per-attempt timeouts to the request (never
         loosening the caller's own), and notes when the total deadline
         passes, for reading the body."""
-        attempt: _Attempt = args[0]
+        _Transport._limits(args[0], call.timeout, call.connect_timeout, deadline_of(call))
+
+    @staticmethod
+    def _limits(
+        attempt: _Attempt, read: float | None, connect: float | None, deadline: float | None
+    ) -> None:
+        """``_limit`` for one attempt or copy, from its timeouts."""
         request = attempt.request
-        attempt.deadline = deadline_of(call)
-        read, connect = call.timeout, call.connect_timeout
+        attempt.deadline = deadline
         if read is None and connect is None:
             return
         current = dict(request.extensions.get("timeout") or {})
@@ -311,10 +338,31 @@ class AsyncTransport(_Transport[InnerT, RequestT, ResponseT]):
     def _loop(self) -> Callable[..., Any]:
         return async_loop(self._settings, self._send, "", start=self._start)
 
+    _hedges = True
+
     async def handle_async_request(self, request: RequestT) -> ResponseT:
         await request.aread()
-        response: ResponseT = await self._run(_Attempt(request))
-        return response
+        if self._hedging is None or not runtime.active:
+            response: ResponseT = await self._run(_Attempt(request))
+            return response
+        clock = self._settings.clock or runtime.clock
+        call = self._start_hedged(clock, request)
+        if not isinstance(call, HedgedCall):
+            # Not safe to repeat: one plain call, its retries the engine's.
+            response = await self._run(_Attempt(request, call))
+            return response
+
+        async def send(step: dict[str, Any]) -> ResponseT:
+            copy = _Attempt(request)
+            remaining = step["remaining"]
+            deadline = None if remaining is None else time.monotonic() + remaining
+            self._limits(copy, step["timeout"], step["connect_timeout"], deadline)
+            return await self._send(copy)
+
+        hedged: ResponseT = await run_hedged(
+            call, clock, self._settings, send, self._judge_copy, returns_last=True
+        )
+        return hedged
 
     async def _send(self, attempt: _Attempt) -> ResponseT:
         """One attempt: the request, and its body unless streaming."""
