@@ -15,13 +15,16 @@ use stoic_sim::contention_sweep::ContentionSweep;
 use stoic_sim::fanout::FanoutParams;
 use stoic_sim::fanout_sweep::FanoutSweep;
 use stoic_sim::finding::Finding;
+use stoic_sim::limiter::{LimitVariant, LimiterParams};
 use stoic_sim::overload::OverloadParams;
 use stoic_sim::overload_sweep::OverloadSweep;
 use stoic_sim::saturation::SaturationParams;
 use stoic_sim::saturation_sweep::SaturationSweep;
+use stoic_sim::throttle::RampParams;
 use stoic_sim::{
-    contention_findings, contention_report, fanout_findings, fanout_report, font,
-    overload_findings, overload_report, parallel, saturation_findings, saturation_report,
+    contention_findings, contention_report, fanout_findings, fanout_report, font, limiter,
+    limiter_findings, limiter_report, overload_findings, overload_report, parallel,
+    saturation_findings, saturation_report, seed, throttle, throttle_findings, throttle_report,
 };
 
 /// Contention and overload simulators driven by stoic's real decisions.
@@ -47,6 +50,20 @@ enum Command {
     /// Hedged calls into one queue pushed to saturation, with and without
     /// the retry budget: load multiplier and latency vs offered load.
     HedgingSaturation(SaturationArgs),
+    /// Client-side throttling (stoic's Throttle) while demand ramps from
+    /// 0.5x to 3x a server's capacity and back: rejection against the SRE
+    /// formula, the server's load, recovery.
+    LoadThrottle(LoadArgs),
+    /// Netflix's example of an adaptive concurrency limit (stoic's
+    /// Limiter): a server of concurrency 2, 50/90/200/100 requests/s for
+    /// 100 s each, with and without the limiter.
+    LoadLimiter(LoadArgs),
+}
+
+#[derive(Debug, Args)]
+struct LoadArgs {
+    #[command(flatten)]
+    common: Common,
 }
 
 /// Options every sweep takes.
@@ -121,6 +138,8 @@ fn main() -> ExitCode {
         Command::Overload(args) => overload(&args),
         Command::HedgingFanout(args) => hedging_fanout(&args),
         Command::HedgingSaturation(args) => hedging_saturation(&args),
+        Command::LoadThrottle(args) => load_throttle(&args.common),
+        Command::LoadLimiter(args) => load_limiter(&args.common),
     };
     match result {
         Ok(findings) if findings.iter().all(|f| f.holds) => ExitCode::SUCCESS,
@@ -266,6 +285,104 @@ fn hedging_saturation(args: &SaturationArgs) -> Result<Vec<Finding>, String> {
     let light = sweep.load_percents.iter().copied().min().unwrap_or(50);
     let findings = saturation_findings::check(&points, saturated, light);
     report(&findings, secs, &args.common);
+    Ok(findings)
+}
+
+fn load_throttle(common: &Common) -> Result<Vec<Finding>, String> {
+    let p = RampParams::default();
+    prepare(common)?;
+    let label = format!(
+        "load throttle: demand {}x to {}x capacity and back over {:.0} s, with and without the throttle",
+        p.low_x,
+        p.high_x,
+        p.total_secs()
+    );
+    let (runs, secs) = timed(&label, 2, common, |threads, tick| {
+        // The same seed for both: the same demand, request for request.
+        let seed = seed::derive(common.seed, &[1]);
+        parallel::map(
+            &[true, false],
+            threads,
+            || (),
+            |(), &on| throttle::run(&p, on, seed),
+            tick,
+        )
+    });
+    let (with, without) = (&runs[0], &runs[1]);
+    println!(
+        "## Client-side throttling: demand from {}x to {}x capacity and back
+",
+        p.low_x, p.high_x
+    );
+    println!(
+        "Server capacity {}/s (the excess answered 503); stoic's default throttle (K = 2, 120 s window). \"bare\": the same demand without the throttle. Every 30 s:\n",
+        p.capacity_per_sec
+    );
+    print!(
+        "{}",
+        throttle_report::table(&p, with, without, 30).to_markdown()
+    );
+    throttle_report::write(&common.out, &p, with, without, !common.no_charts)?;
+    let findings = throttle_findings::check(&p, with, without);
+    report(&findings, secs, common);
+    Ok(findings)
+}
+
+/// The wide server of the limiter's last finding: ten times the workers.
+const WIDE_WORKERS: u32 = 20;
+
+fn load_limiter(common: &Common) -> Result<Vec<Finding>, String> {
+    let p = LimiterParams::default();
+    let variants = LimitVariant::ALL.to_vec();
+    prepare(common)?;
+    let label = format!(
+        "load limiter: {} settings x {} phases of 100 s, plus a server of {WIDE_WORKERS} workers",
+        variants.len(),
+        p.phases.len()
+    );
+    let wide_params = limiter_findings::wide(&p, WIDE_WORKERS, 100.0);
+    let jobs: Vec<Option<LimitVariant>> =
+        variants.iter().copied().map(Some).chain([None]).collect();
+    let (mut runs, secs) = timed(&label, jobs.len(), common, |threads, tick| {
+        // The same seed for every setting: the same arrivals and service
+        // times until the settings' choices diverge.
+        let seed = seed::derive(common.seed, &[2]);
+        parallel::map(
+            &jobs,
+            threads,
+            || (),
+            |(), job| match job {
+                Some(v) => limiter::run(&p, *v, seed),
+                None => limiter::run(&wide_params, LimitVariant::Gradient, seed),
+            },
+            tick,
+        )
+    });
+    let wide = runs.pop().unwrap_or_default();
+    println!(
+        "## Adaptive concurrency limit: Netflix's example
+"
+    );
+    println!(
+        "Server: {} workers, FIFO queue, log-normal service time (mean {} ms, sigma {}), capacity {:.0}/s. Goodput: answers within {:.0} ms per second.\n",
+        p.workers,
+        p.service_mean_ms,
+        p.service_sigma,
+        p.capacity_per_sec(),
+        p.slo_ms
+    );
+    print!(
+        "{}",
+        limiter_report::table(&p, &variants, &runs).to_markdown()
+    );
+    println!("\nThe issue's expectations against the measured numbers:\n");
+    print!(
+        "{}",
+        limiter_report::expectations(&p, &variants, &runs).to_markdown()
+    );
+    limiter_report::write(&common.out, &p, &variants, &runs, !common.no_charts)?;
+    let findings = limiter_findings::check(&p, &variants, &runs, &wide, WIDE_WORKERS);
+    report(&findings, secs, common);
     Ok(findings)
 }
 

@@ -51,6 +51,22 @@ impl Normal {
     pub fn uniform(&mut self) -> f64 {
         self.rng.next_f64()
     }
+
+    /// A log-normal deviate of mean `mean` whose logarithm has standard
+    /// deviation `sigma`: `exp(mu + sigma * z)` with `mu = ln(mean) -
+    /// sigma^2 / 2`, so the mean, not the median, is `mean` (a service
+    /// time is specified by its mean; the median is `mean * exp(-sigma^2
+    /// / 2)`).
+    pub fn log_normal(&mut self, mean: f64, sigma: f64) -> f64 {
+        let mu = mean.ln() - sigma * sigma / 2.0;
+        (mu + sigma * self.standard()).exp()
+    }
+
+    /// An exponential deviate of mean `mean` (a Poisson process's gaps).
+    pub fn exponential(&mut self, mean: f64) -> f64 {
+        // 1 - u lies in (0, 1], so its logarithm is finite.
+        -(1.0 - self.uniform()).ln() * mean
+    }
 }
 
 #[cfg(test)]
@@ -67,6 +83,19 @@ mod tests {
         assert!((mean - 10.0).abs() < 0.02, "mean {mean}");
         assert!((var.sqrt() - 2.0).abs() < 0.02, "sd {}", var.sqrt());
         assert!(draws.iter().all(|x| *x >= 0.0));
+    }
+
+    #[test]
+    fn log_normal_has_the_asked_mean_and_median() {
+        let mut n = Normal::new(43);
+        let count = 400_000;
+        let mut draws: Vec<f64> = (0..count).map(|_| n.log_normal(20.0, 1.0)).collect();
+        let mean = draws.iter().sum::<f64>() / f64::from(count);
+        assert!((mean - 20.0).abs() < 0.3, "mean {mean}");
+        draws.sort_by(f64::total_cmp);
+        let median = draws[draws.len() / 2];
+        let want = 20.0 * (-0.5_f64).exp();
+        assert!((median - want).abs() < 0.2, "median {median} vs {want}");
     }
 
     #[test]
