@@ -96,9 +96,9 @@ export interface FetchOptions {
    * Sends copies of a slow request, the first response winning, and aborts
    * the others (`stoic/full`). Only requests safe to repeat are hedged (a
    * GET, or a request with an idempotency key the engine trusts); the
-   * others run as usual.
+   * others run as usual. `null`: not hedged.
    */
-  hedging?: HedgingConfig;
+  hedging?: HedgingConfig | null;
   /** Called when a hedge (a copy after the first) goes out. */
   onHedge?: (info: HedgeInfo) => void;
 }
@@ -119,7 +119,7 @@ export interface StoicRequestInit extends RequestInit {
    * hedged); a request that asks for it and is not safe to repeat is
    * refused (`not_idempotent`).
    */
-  hedging?: HedgingConfig | false;
+  hedging?: HedgingConfig | false | null;
 }
 
 export type StoicFetch = (input: RequestInfo | URL, init?: StoicRequestInit) => Promise<Response>;
@@ -150,7 +150,7 @@ const REQUEST_CHECKS: Readonly<Record<string, OptionCheck>> = {
   idempotencyKey: text,
   validate: callable,
   stream: flag,
-  hedging: (value, name) => (value === false ? value : record(value, name)),
+  hedging: (value, name) => (value === false || value === null ? value : record(value, name)),
 };
 
 /** What a request's init may carry besides the `RequestInit` members. */
@@ -335,7 +335,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     const signal = requestInit.signal ?? request?.signal ?? undefined;
     signal?.throwIfAborted();
     const t = now();
-    const hedging = asked === false ? undefined : (asked ?? options.hedging);
+    const hedging = asked === false || asked === null ? undefined : (asked ?? options.hedging ?? undefined);
     const callScope = scope ?? options.scope?.(url) ?? plan.scope;
     const sentKeyHeader = headers.has(keyHeader) ? keyHeader : undefined;
     const stepsFor = () => new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy), sentKeyHeader);

@@ -75,6 +75,8 @@ function startServer() {
       } else if (url.pathname === '/slow-post' && req.method === 'POST') {
         // Slower than the hedge delay, then created.
         setTimeout(() => send(201, 'created'), 150);
+      } else if (url.pathname === '/missing') {
+        send(404, `no order ${entry.call}`);
       } else {
         send(404, 'no such route');
       }
@@ -259,4 +261,45 @@ test('every copy failing gives up with a RetryError naming the copies sent', asy
   );
   // A failure sends the next copy at once (no wait for the delay): three copies.
   assert.equal(copies, 3);
+});
+
+test('a fatal answer ends the call: a RetryError with the response, or the response itself when asked', { timeout: 30_000 }, async () => {
+  const policy = new Policy({ seed: 10 });
+  const fetch = createFetch({ policy, hedging: FIXED(1000) });
+  const error = await fetch(server.url('/missing?call=1')).then(
+    () => assert.fail('resolved'),
+    (e) => e,
+  );
+  assert.ok(error instanceof RetryError);
+  assert.equal(error.reason, 'not_retryable');
+  assert.equal(error.response.status, 404);
+  assert.equal(await error.response.text(), 'no order 1');
+  const returning = createFetch({ policy, hedging: FIXED(1000), returnFailedResponses: true });
+  const response = await returning(server.url('/missing?call=2'));
+  assert.equal(response.status, 404);
+  assert.equal(await response.text(), 'no order 2');
+  // A 404 is not worth another copy: one request each.
+  assert.equal(server.of('/missing').length, 2);
+});
+
+test('hedging settings are checked by the core, their errors naming the field from the option down; null turns hedging off', async () => {
+  const policy = new Policy({ seed: 11 });
+  const cases = [
+    [{ maxHedges: 9 }, 'out_of_range', 'hedging.maxHedges'],
+    [{ delay: { kind: 'fixed' } }, 'required', 'hedging.delay.afterMs'],
+    [{ delay: { kind: 'sometimes' } }, 'invalid_value', 'hedging.delay.kind'],
+    [5, 'wrong_type', 'hedging'],
+  ];
+  for (const [hedging, code, field] of cases) {
+    let ran = 0;
+    await assert.rejects(
+      retry(() => ran++, { policy, hedging }),
+      (error) => error instanceof ConfigError && error.code === code && error.field === field,
+      JSON.stringify(hedging),
+    );
+    assert.equal(ran, 0);
+  }
+  const seen = [];
+  assert.equal(await retry((attempt) => (seen.push(attempt.attempt), 'plain'), { policy, hedging: null }), 'plain');
+  assert.deepEqual(seen, [1]);
 });

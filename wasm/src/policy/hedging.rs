@@ -7,7 +7,7 @@
 //! crossing; `hedgeStep` and `hedgeGiveUp` give the whole step as an object.
 
 use stoic_core::hedging::{HedgeStep, HedgedCall, HedgingConfig};
-use stoic_core::schema::{Emit, Out};
+use stoic_core::schema::{decode, Check, Dialect, Emit, Fields, Out, Section, Seg, Value};
 use stoic_core::{CallSpec, Class, Decision, NetworkErrorKind, Outcome, WallClock};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -21,7 +21,7 @@ use crate::abi::{
 use crate::errors::config_error;
 use crate::text::{step, text_at};
 use crate::units::{instant, ms, opt_ms};
-use crate::value::{js_emit, read_config};
+use crate::value::{config_doc, js_emit, read_config};
 
 use super::boundary::unknown_call;
 use super::CorePolicy;
@@ -67,6 +67,33 @@ impl Hedges {
     fn get(&self, handle: u32) -> Option<&Hedged> {
         self.calls.get(handle as usize).and_then(Option::as_ref)
     }
+}
+
+/// The `hedging` option of `retry()` / `createFetch()` as the caller wrote
+/// it: read inside a document `{ hedging }`, so that every error names the
+/// field from the option down (`hedging.maxHedges`, `hedging.delay.kind`).
+struct HedgingOption(HedgingConfig);
+
+impl Section for HedgingOption {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        HedgingOption(f.section("hedging", HedgingConfig::default()))
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.section("hedging", &self.0);
+    }
+
+    fn check(&self, c: &mut Check) {
+        c.within(Seg::field("hedging"), |c| self.0.check(c));
+    }
+}
+
+/// Reads and checks a call's `hedging` option.
+fn read_option(hedging: &JsValue) -> Result<HedgingConfig, JsValue> {
+    let doc = Value::Map(vec![("hedging".to_owned(), config_doc(hedging)?)]);
+    decode::<HedgingOption>(&doc, Dialect::JS)
+        .map(|option| option.0)
+        .map_err(|e| config_error(&e))
 }
 
 /// Keeps `step` as the call's last and writes its figures to the area;
@@ -122,7 +149,8 @@ impl Emit for StepView<'_> {
 #[wasm_bindgen]
 impl CorePolicy {
     /// Starts a hedged call named by the text area as `startNamed` reads
-    /// it, with `hedging` (`{ maxHedges, delay }`, checked by the core).
+    /// it, with `hedging` (`{ maxHedges, delay }`, checked by the core; its
+    /// errors name the field as `hedging.maxHedges`, ...).
     /// Returns its handle for the `hedge*` methods. A call not safe to
     /// repeat is refused (`not_idempotent` at `idempotent`).
     #[wasm_bindgen(js_name = startHedged)]
@@ -137,7 +165,7 @@ impl CorePolicy {
         method: Option<String>,
         hedging: JsValue,
     ) -> Result<u32, JsValue> {
-        let config: HedgingConfig = read_config(&hedging)?;
+        let config = read_option(&hedging)?;
         let operation = text_at(&self.text, 0, operation_len).unwrap_or_default();
         let scope_at = step(operation_len);
         let scope = text_at(&self.text, scope_at, scope_len).unwrap_or_default();
