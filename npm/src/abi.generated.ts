@@ -149,4 +149,83 @@ export const enum Abi {
    * The flag of a request whose key the engine may trust.
    */
   HTTP_PLAN_TRUST_KEY = 4,
+
+  /**
+   * A hedged call's step as its methods answer it (`hedgePoll`,
+   * `hedgeOutcome`, `hedgeCancel`; `stoic/full` only): send copy
+   * `HEDGE_COPY` now, with timeout `HEDGE_TIMEOUT_MS`, then ask again.
+   */
+  HEDGE_SEND = 0,
+
+  /**
+   * A hedged call's step: ask again at `HEDGE_UNTIL_MS`, or when a
+   * copy's outcome comes (`NO_MS`: only then).
+   */
+  HEDGE_WAIT = 1,
+
+  /**
+   * A hedged call's step: copy `HEDGE_COPY` won; cancel `HEDGE_CANCEL`.
+   */
+  HEDGE_DONE = 2,
+
+  /**
+   * A hedged call's step: the call is over without success
+   * (`hedgeGiveUp` says why); cancel `HEDGE_CANCEL`.
+   */
+  HEDGE_GIVE_UP = 3,
+
+  /**
+   * The hedge area's number of `f64` slots (`hedgeArea`): the last
+   * step's figures, read without a call, as the plan area's are.
+   */
+  HEDGE_SLOTS = 4,
+
+  /**
+   * The slot of the copy to send (`HEDGE_SEND`) or the winner
+   * (`HEDGE_DONE`).
+   */
+  HEDGE_COPY = 0,
+
+  /**
+   * The slot of the copy's timeout in ms (`NO_MS`: unbounded).
+   */
+  HEDGE_TIMEOUT_MS = 1,
+
+  /**
+   * The slot of the time to ask again, on the policy's clock (`NO_MS`:
+   * only when an outcome comes).
+   */
+  HEDGE_UNTIL_MS = 2,
+
+  /**
+   * The slot of the copies to cancel: bit `n - 1` for copy `n`.
+   */
+  HEDGE_CANCEL = 3,
+
+  /**
+   * What ended a copy of a hedged call (`hedgeOutcome`'s `kind`): a
+   * success...
+   */
+  COPY_SUCCESS = 0,
+
+  /**
+   * ...a response's status (the code: the status; headers then detail
+   * in the text area)...
+   */
+  COPY_STATUS = 1,
+
+  /**
+   * ...a failure without a response (the code indexes `networkKinds()`)...
+   */
+  COPY_NETWORK = 2,
+
+  /**
+   * ...an error the caller's code raised (the code indexes `classes()`)...
+   */
+  COPY_RAISED = 3,
+
+  /**
+   * ...or a value the host rejected (the code indexes `classes()`).
+   */
+  COPY_REJECTED = 4,
 }

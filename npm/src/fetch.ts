@@ -31,6 +31,7 @@ import {
   misplacedOptions,
   oneOf,
   type OptionCheck,
+  record,
   type OptionSpec,
   optionSpec,
   text,
@@ -43,7 +44,8 @@ import { currentToolCall, nextWriteKey } from './run-context.js';
 let nestedHeader: string | undefined;
 import { defaultPolicy } from './retry.js';
 import { switches } from './testing.js';
-import type { Outcome, Rejection } from './types.js';
+import type { HedgeInfo, HedgingConfig, Outcome, Rejection } from './types.js';
+import { type HedgedSpec, hedgedRunner } from './hedging.js';
 
 export interface FetchOptions {
   /** Shared state and config (default: the shared default policy). */
@@ -90,6 +92,15 @@ export interface FetchOptions {
    * sees the decision; a call that ends without a response still rejects.
    */
   returnFailedResponses?: boolean;
+  /**
+   * Sends copies of a slow request, the first response winning, and aborts
+   * the others (`stoic/full`). Only requests safe to repeat are hedged (a
+   * GET, or a request with an idempotency key the engine trusts); the
+   * others run as usual. `null`: not hedged.
+   */
+  hedging?: HedgingConfig | null;
+  /** Called when a hedge (a copy after the first) goes out. */
+  onHedge?: (info: HedgeInfo) => void;
 }
 
 export interface StoicRequestInit extends RequestInit {
@@ -103,6 +114,12 @@ export interface StoicRequestInit extends RequestInit {
   validate?: FetchOptions['validate'];
   /** Overrides the factory's `stream` for this request. */
   stream?: boolean;
+  /**
+   * Overrides the factory's `hedging` for this request (`false`: not
+   * hedged); a request that asks for it and is not safe to repeat is
+   * refused (`not_idempotent`).
+   */
+  hedging?: HedgingConfig | false | null;
 }
 
 export type StoicFetch = (input: RequestInfo | URL, init?: StoicRequestInit) => Promise<Response>;
@@ -122,6 +139,8 @@ const FACTORY_OPTIONS: OptionSpec = optionSpec({
   onRetry: callable,
   onGiveUp: callable,
   returnFailedResponses: flag,
+  hedging: null,
+  onHedge: callable,
 });
 
 /** The type of each per-request option. */
@@ -131,10 +150,11 @@ const REQUEST_CHECKS: Readonly<Record<string, OptionCheck>> = {
   idempotencyKey: text,
   validate: callable,
   stream: flag,
+  hedging: (value, name) => (value === false || value === null ? value : record(value, name)),
 };
 
 /** What a request's init may carry besides the `RequestInit` members. */
-const REQUEST_OPTIONS = ['operation', 'scope', 'idempotencyKey', 'validate', 'stream'];
+const REQUEST_OPTIONS = ['operation', 'scope', 'idempotencyKey', 'validate', 'stream', 'hedging'];
 
 /** `RequestInit` members (standard, undici's, Workers'): never mistaken for a misspelling. */
 const REQUEST_INIT = [
@@ -278,6 +298,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       idempotencyKey,
       validate = options.validate,
       stream = options.stream ?? false,
+      hedging: asked,
       ...requestInit
     } = init;
     const request = input instanceof Request ? input : undefined;
@@ -314,6 +335,24 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
     const signal = requestInit.signal ?? request?.signal ?? undefined;
     signal?.throwIfAborted();
     const t = now();
+    const hedging = asked === false || asked === null ? undefined : (asked ?? options.hedging ?? undefined);
+    const callScope = scope ?? options.scope?.(url) ?? plan.scope;
+    const sentKeyHeader = headers.has(keyHeader) ? keyHeader : undefined;
+    const stepsFor = () => new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy), sentKeyHeader);
+    const loop = {
+      signal,
+      sleep: options.sleep,
+      onRetry: options.onRetry,
+      onGiveUp: options.onGiveUp,
+      onHedge: options.onHedge,
+      returnFailedResponses: options.returnFailedResponses,
+    };
+    // An agent's tool call spends its run's retries one at a time: not hedged.
+    if (hedging !== undefined && toolCall === undefined) {
+      const spec = { operation: operation ?? plan.operation, scope: callScope, idempotent: safeToRepeat, key: plan.trustKey ? key : undefined };
+      const hedged = startHedgedRequest(policy, t, spec, hedging, asked !== undefined);
+      if (hedged !== undefined) return hedgedRunner().run(policy, hedged, key ?? null, stepsFor, loop, now);
+    }
     policy.opened();
     let handle: number;
     try {
@@ -321,7 +360,7 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
         policy,
         t,
         operation ?? plan.operation,
-        scope ?? options.scope?.(url) ?? plan.scope,
+        callScope,
         safeToRepeat,
         plan.trustKey ? key : undefined,
         switches.attempts === undefined ? undefined : { maxAttempts: switches.attempts },
@@ -335,17 +374,22 @@ export function createFetch(options: FetchOptions = {}): StoicFetch {
       policy.closed();
       throw error;
     }
-    const sentKeyHeader = headers.has(keyHeader) ? keyHeader : undefined;
-    const steps = new FetchSteps(send, request, url, { ...requestInit, method, headers }, body, stream, validate, core.maxExcerptChars(), resendMarker(policy), sentKeyHeader);
-    const loop = {
-      signal,
-      sleep: options.sleep,
-      onRetry: options.onRetry,
-      onGiveUp: options.onGiveUp,
-      returnFailedResponses: options.returnFailedResponses,
-    };
-    return runCall(policy, handle, false, t, key ?? null, steps, loop, now);
+    return runCall(policy, handle, false, t, key ?? null, stepsFor(), loop, now);
   };
+}
+
+/**
+ * Starts a request as a hedged call; undefined when it runs as a plain one:
+ * hedging asked by the factory for a request the core finds not safe to
+ * repeat (a request that asked for it itself is refused: `not_idempotent`).
+ */
+function startHedgedRequest(policy: Policy, t: number, spec: HedgedSpec, hedging: HedgingConfig, askedByRequest: boolean): number | undefined {
+  try {
+    return hedgedRunner().start(policy, t, spec, hedging);
+  } catch (error) {
+    if (askedByRequest || (error as { code?: unknown } | null)?.code !== 'not_idempotent') throw error;
+    return undefined;
+  }
 }
 
 /** The attempts of one request: send it, read its body unless streaming, judge the response. */

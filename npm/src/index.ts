@@ -9,6 +9,12 @@
  * (Node, browser, workerd) loads the module first.
  */
 export * from './client.js';
+import { runHedged, startHedged } from './hedge.js';
+import { useHedging } from './hedging.js';
+
+// Hedged calls: in every entry but the browser's, whose client module
+// leaves them out (there a `hedging` option is refused with not_in_build).
+useHedging({ start: startHedged, run: runHedged });
 export { withPolicy, type PolicyStore, type WithPolicyOptions } from './edge.js';
 export {
   Backoff,

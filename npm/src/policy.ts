@@ -71,6 +71,8 @@ const CALL_OPTION_HOMES: Readonly<Record<string, string>> = {
   serverDeduplicates: 'createFetch({ serverDeduplicates })',
   stream: "createFetch({ stream }) or a request's init",
   returnFailedResponses: 'createFetch({ returnFailedResponses })',
+  hedging: "retry(fn, { hedging }), createFetch({ hedging }) or a request's init",
+  onHedge: 'retry(fn, { onHedge }) or createFetch({ onHedge })',
 };
 
 function misplacedCallOption(config: Record<string, unknown>): void {

@@ -19,8 +19,9 @@ import {
 } from './guard.js';
 import { type GiveUpInfo, isResponse, isThenable, type RetryInfo, runCall, type Steps } from './loop.js';
 import { type CallOverrides, Policy, policyOption, startNamed } from './policy.js';
+import { hedgedRunner } from './hedging.js';
 import { switches } from './testing.js';
-import type { BackoffSpec, Outcome, OutcomeClass, Rejection } from './types.js';
+import type { BackoffSpec, HedgeInfo, HedgingConfig, Outcome, OutcomeClass, Rejection } from './types.js';
 import type { CoreRunQuota } from './wasm/stoic_wasm.js';
 
 export interface RetryOptions<T> {
@@ -57,6 +58,16 @@ export interface RetryOptions<T> {
   onRetry?: (info: RetryInfo) => void | PromiseLike<void>;
   /** Called when the engine stops a call that did not succeed, before it rejects. */
   onGiveUp?: (info: GiveUpInfo) => void | PromiseLike<void>;
+  /**
+   * Sends copies of a slow call, the first answer winning (`stoic/full`):
+   * `fn` gets each copy's number as `attempt.attempt` and a signal that
+   * aborts when another copy wins. Only a call safe to repeat is hedged:
+   * `idempotent: false` without an `idempotencyKey` is refused. `null`:
+   * not hedged.
+   */
+  hedging?: HedgingConfig | null;
+  /** Called when a hedge (a copy after the first) goes out. */
+  onHedge?: (info: HedgeInfo) => void;
 }
 
 export type { GiveUpInfo, RetryInfo } from './loop.js';
@@ -92,6 +103,8 @@ const RETRY_OPTIONS: OptionSpec = optionSpec({
   validate: callable,
   onRetry: callable,
   onGiveUp: callable,
+  hedging: null,
+  onHedge: callable,
 });
 
 export function retry<T>(
@@ -125,6 +138,7 @@ export function retryIn<T>(
     policy = options.policy ?? defaultPolicy();
     now = options.now ?? policy.now;
     options.signal?.throwIfAborted();
+    if (options.hedging != null) return hedged(quota, fn, options, policy, now);
     // One clock reading serves the start and the first admission.
     t = now();
     const overrides = callOverrides(options);
@@ -138,6 +152,23 @@ export function retryIn<T>(
   // Called in the same synchronous run as `start`: the first admission's
   // number and timeout are still in the plan area.
   return runCall(policy, handle, !named, t, options.idempotencyKey ?? null, steps, options, now);
+}
+
+/** `retry()` with `hedging`: copies of `fn` run by the hedged loop (hedge.ts). */
+function hedged<T>(
+  quota: CoreRunQuota | undefined,
+  fn: (attempt: Attempt) => T | PromiseLike<T>,
+  options: RetryOptions<Awaited<T>>,
+  policy: Policy,
+  now: () => number,
+): Promise<Awaited<T>> {
+  // An agent run counts retries one at a time; a hedged call's copies are not retries of one another.
+  if (quota !== undefined) throw invalidValue('a Run call is not hedged: pass hedging to retry() outside the run', 'hedging');
+  const runner = hedgedRunner();
+  const spec = { operation: options.operation ?? '', scope: options.scope ?? '', idempotent: options.idempotent ?? true, key: options.idempotencyKey };
+  const handle = runner.start(policy, now(), spec, options.hedging as HedgingConfig);
+  const steps = new FunctionSteps(fn as (attempt: Attempt) => Awaited<T> | PromiseLike<Awaited<T>>, options);
+  return runner.run(policy, handle, options.idempotencyKey ?? null, () => steps, options, now);
 }
 
 /** `retry()`'s arguments, checked the same whether retrying is on or off. */

@@ -99,6 +99,37 @@ export interface BackoffSpec {
   multiplier?: number;
 }
 
+/**
+ * When a hedged call sends its next copy if no answer came: a fixed delay
+ * after each copy, or a quantile of the scope's recent latencies (no timer
+ * hedge until `minSamples` are known).
+ */
+export type HedgeDelay =
+  | { kind: 'fixed'; afterMs: number }
+  | { kind: 'quantile'; quantile?: number; minSamples?: number; samples?: number };
+
+/**
+ * A hedged call's settings (`retry(fn, { hedging })`, `createFetch({
+ * hedging })`; `stoic/full`, not the browser build). Only a call that is
+ * safe to repeat is hedged.
+ */
+export interface HedgingConfig {
+  /** Copies sent beyond the first, 1 to 4 (default 1). */
+  maxHedges?: number;
+  /** Default: the 95th percentile of the scope's last 100 latencies, once 20 are known. */
+  delay?: HedgeDelay;
+}
+
+/** What `onHedge` is told when a hedge (a copy after the first) goes out. */
+export interface HedgeInfo {
+  /** The copy's number: 2 for the first hedge. */
+  copy: number;
+  /** The copies in flight now, this one included. */
+  inFlight: number;
+  /** The copy's own timeout; null if unbounded. */
+  timeoutMs: number | null;
+}
+
 export interface TimeoutsConfig {
   /** `null` for no connect timeout. */
   connectMs?: number | null;

@@ -10,6 +10,7 @@ import * as core from '../dist/core.js';
 import { readFileSync } from 'node:fs';
 import { planOf } from '../dist/http-plan.js';
 import { packHeaders } from '../dist/headers.js';
+import { networkKinds, wasmMemory } from '../dist/wasm/stoic_wasm.js';
 
 /**
  * The ABI's values as the runtime was compiled with them: src/abi.generated.ts
@@ -26,7 +27,7 @@ test('the generated values are all there', () => {
   assert.equal(abi.MIN_MISUSE_CODE, 2 ** 32 - 5);
   assert.equal(abi.HEADER_SEPARATOR, '\n');
   assert.equal(abi.NO_MS, -1);
-  assert.equal(Object.keys(abi).length, 24);
+  assert.equal(Object.keys(abi).length, 38);
 });
 
 test('headers packed by the runtime are read by the module pair by pair', () => {
@@ -145,6 +146,48 @@ test('decision kinds and the plan area say what the decision objects say', () =>
   unbounded.core.close(open);
   policy.free();
   unbounded.free();
+});
+
+test("a hedged call's step codes and the hedge area say what its step objects say", () => {
+  const policy = new Policy({ seed: 1, timeouts: { readMs: 250 } });
+  const engine = policy.core;
+  const kinds = { send: abi.HEDGE_SEND, wait: abi.HEDGE_WAIT, done: abi.HEDGE_DONE, give_up: abi.HEDGE_GIVE_UP };
+  const text = policy.text.write('get', 'api', undefined);
+  const handle = engine.startHedged(0, text.a, text.b, true, text.c, undefined, { maxHedges: 2, delay: { kind: 'fixed', afterMs: 50 } });
+  const refused = networkKinds().indexOf('connect_refused');
+  // Send 1, wait until 50, send 2, copy 1 refused: send 3 at once, copy 3 answers: done, cancel 2.
+  const answers = [
+    () => engine.hedgePoll(handle, 0),
+    () => engine.hedgePoll(handle, 0),
+    () => engine.hedgePoll(handle, 50),
+    () => engine.hedgeOutcome(handle, 1, 60, abi.COPY_NETWORK, refused, -1, abi.ABSENT_TEXT, abi.ABSENT_TEXT),
+    () => engine.hedgePoll(handle, 60),
+    () => engine.hedgeOutcome(handle, 3, 70, abi.COPY_STATUS, 200, -1, abi.ABSENT_TEXT, abi.ABSENT_TEXT),
+  ];
+  const seen = [];
+  for (const answer of answers) {
+    const code = answer();
+    // Read right after the answer, as the runtime does: the area holds the last step only.
+    const figures = [...new Float64Array(wasmMemory().buffer, engine.hedgeArea(), abi.HEDGE_SLOTS)];
+    const step = engine.hedgeStep(handle);
+    seen.push(step.kind);
+    assert.equal(code, kinds[step.kind], JSON.stringify(step));
+    assert.equal(figures[abi.HEDGE_CANCEL], step.cancel.reduce((bits, copy) => bits | (1 << (copy - 1)), 0));
+    if (step.kind === 'send') {
+      assert.equal(figures[abi.HEDGE_COPY], step.attempt);
+      assert.equal(figures[abi.HEDGE_TIMEOUT_MS], step.timeoutMs ?? abi.NO_MS);
+    } else if (step.kind === 'wait') {
+      assert.equal(figures[abi.HEDGE_UNTIL_MS], step.until ?? abi.NO_MS);
+    } else if (step.kind === 'done') {
+      assert.equal(figures[abi.HEDGE_COPY], step.winner);
+    }
+  }
+  assert.deepEqual(seen, ['send', 'wait', 'send', 'send', 'wait', 'done']);
+  assert.deepEqual([engine.hedgeStep(handle).winner, engine.hedgeStep(handle).cancel], [3, [2]]);
+  assert.equal(engine.hedgeOutcome(handle, 2, 80, 99, 0, -1, abi.ABSENT_TEXT, abi.ABSENT_TEXT), abi.INVALID_CODE);
+  engine.hedgeClose(handle);
+  assert.equal(engine.hedgePoll(handle, 90), abi.UNKNOWN_CALL);
+  policy.free();
 });
 
 test('texts written into the text area are read back by the module', () => {

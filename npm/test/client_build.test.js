@@ -68,6 +68,33 @@ for (const { what, config, field } of LEFT_OUT) {
   });
 }
 
+test('the client build refuses hedging with not_in_build naming stoic/full, sending nothing; stoic/full hedges', async () => {
+  const hedging = { delay: { kind: 'fixed', afterMs: 5 } };
+  const refused = (error) => {
+    assert.equal(error.name, 'ConfigError');
+    assert.equal(error.code, 'not_in_build');
+    assert.equal(error.field, 'hedging');
+    assert.match(error.message, /is not in this build: import it from stoic\/full/);
+    return true;
+  };
+  let ran = 0;
+  await assert.rejects(client.retry(() => ran++, { hedging }), refused);
+  let sent = 0;
+  const send = async () => (sent += 1, new Response('ok'));
+  await assert.rejects(client.createFetch({ fetch: send, hedging })('https://api.example/x'), refused);
+  assert.deepEqual([ran, sent], [0, 0]);
+  const copies = [];
+  const value = await full.retry(
+    (attempt) => {
+      copies.push(attempt.attempt);
+      return attempt.attempt === 1 ? new Promise((_, reject) => attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason))) : 'hedge';
+    },
+    { hedging },
+  );
+  assert.equal(value, 'hedge');
+  assert.deepEqual(copies, [1, 2]);
+});
+
 test('the client build keeps the consecutive breaker, the ratio budget with its floors and the run cap', async () => {
   const config = {
     breaker: { trip: { kind: 'consecutive_failures', threshold: 3 }, cooldownMs: 1_000 },

@@ -24,7 +24,7 @@ import {
   serverHint,
   toolReasonOf,
 } from '../dist/node.js';
-import { classes, networkKinds } from '../dist/wasm/stoic_wasm.js';
+import { classes, hedgingConfig, networkKinds } from '../dist/wasm/stoic_wasm.js';
 
 const ts = createRequire(import.meta.url)('typescript');
 const TYPES = fileURLToPath(new URL('../src/types.ts', import.meta.url));
@@ -324,6 +324,21 @@ test("the map keys of Config.classify are the core's codes", () => {
   assertSameCodes('ClassifyConfig.network (keys)', keys, network, 'the core\'s list for an unknown network kind');
   const statusClasses = listedAt(() => new Policy({ classify: { status: { 404: 'zz_drift' } } }), 'classify.status.404');
   assertSameCodes('OutcomeClass (ClassifyConfig.status values)', codesOf('OutcomeClass'), statusClasses, 'classify.status');
+});
+
+test('HedgingConfig and HedgeDelay declare exactly the keys and kinds the core reads, with the values it writes', () => {
+  assertSameCodes('HedgingConfig (keys)', keysOf('HedgingConfig'), listedAt(() => hedgingConfig({ zz_drift: 1 }), 'zz_drift'), "hedging's unknown_field list");
+  const delay = solid(declared('HedgeDelay')).filter(isObject);
+  const kinds = delay.flatMap((m) => kindsOf(m) ?? []);
+  assertSameCodes('HedgeDelay (kinds)', kinds, listedAt(() => hedgingConfig({ delay: { kind: 'zz_drift' } }), 'delay.kind'), 'delay.kind');
+  const given = { fixed: { afterMs: 50 }, quantile: {} };
+  for (const member of delay) {
+    const [kind] = kindsOf(member);
+    const keys = checker.getPropertiesOfType(member).map((p) => p.name);
+    const reads = listedAt(() => hedgingConfig({ delay: { kind, ...given[kind], zz_drift: 1 } }), 'delay.zz_drift');
+    assertSameCodes(`HedgeDelay (${kind})`, keys, reads, "the delay's unknown_field list");
+    assertShape('HedgingConfig', hedgingConfig({ delay: { kind, ...given[kind] } }), `hedgingConfig(${kind})`);
+  }
 });
 
 // ------------------------------------------------------------ code lists

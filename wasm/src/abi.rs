@@ -104,6 +104,45 @@ abi! {
     pub const HTTP_PLAN_AUTO_KEY: u8 = 2;
     /// The flag of a request whose key the engine may trust.
     pub const HTTP_PLAN_TRUST_KEY: u8 = 4;
+
+    /// A hedged call's step as its methods answer it (`hedgePoll`,
+    /// `hedgeOutcome`, `hedgeCancel`; `stoic/full` only): send copy
+    /// `HEDGE_COPY` now, with timeout `HEDGE_TIMEOUT_MS`, then ask again.
+    pub const HEDGE_SEND: u32 = 0;
+    /// A hedged call's step: ask again at `HEDGE_UNTIL_MS`, or when a
+    /// copy's outcome comes (`NO_MS`: only then).
+    pub const HEDGE_WAIT: u32 = 1;
+    /// A hedged call's step: copy `HEDGE_COPY` won; cancel `HEDGE_CANCEL`.
+    pub const HEDGE_DONE: u32 = 2;
+    /// A hedged call's step: the call is over without success
+    /// (`hedgeGiveUp` says why); cancel `HEDGE_CANCEL`.
+    pub const HEDGE_GIVE_UP: u32 = 3;
+    /// The hedge area's number of `f64` slots (`hedgeArea`): the last
+    /// step's figures, read without a call, as the plan area's are.
+    pub const HEDGE_SLOTS: usize = 4;
+    /// The slot of the copy to send (`HEDGE_SEND`) or the winner
+    /// (`HEDGE_DONE`).
+    pub const HEDGE_COPY: usize = 0;
+    /// The slot of the copy's timeout in ms (`NO_MS`: unbounded).
+    pub const HEDGE_TIMEOUT_MS: usize = 1;
+    /// The slot of the time to ask again, on the policy's clock (`NO_MS`:
+    /// only when an outcome comes).
+    pub const HEDGE_UNTIL_MS: usize = 2;
+    /// The slot of the copies to cancel: bit `n - 1` for copy `n`.
+    pub const HEDGE_CANCEL: usize = 3;
+
+    /// What ended a copy of a hedged call (`hedgeOutcome`'s `kind`): a
+    /// success...
+    pub const COPY_SUCCESS: u32 = 0;
+    /// ...a response's status (the code: the status; headers then detail
+    /// in the text area)...
+    pub const COPY_STATUS: u32 = 1;
+    /// ...a failure without a response (the code indexes `networkKinds()`)...
+    pub const COPY_NETWORK: u32 = 2;
+    /// ...an error the caller's code raised (the code indexes `classes()`)...
+    pub const COPY_RAISED: u32 = 3;
+    /// ...or a value the host rejected (the code indexes `classes()`).
+    pub const COPY_REJECTED: u32 = 4;
 }
 
 /// Header pairs packed as `name\nvalue\nname\nvalue...` (one string crosses
@@ -299,9 +338,19 @@ mod tests {
         for (i, code) in codes.iter().enumerate() {
             assert_eq!(*code, u32::MAX - i as u32);
         }
-        assert!([DONE, RETRY, GIVE_UP, NOT_ADMITTED]
-            .iter()
-            .all(|&answer| answer < MIN_MISUSE_CODE));
+        assert!([
+            DONE,
+            RETRY,
+            GIVE_UP,
+            NOT_ADMITTED,
+            HEDGE_SEND,
+            HEDGE_WAIT,
+            HEDGE_DONE,
+            HEDGE_GIVE_UP,
+            COPY_REJECTED
+        ]
+        .iter()
+        .all(|&answer| answer < MIN_MISUSE_CODE));
     }
 
     #[test]
@@ -310,6 +359,14 @@ mod tests {
         slots.sort_unstable();
         assert_eq!(slots, [0, 1, 2]);
         assert_eq!(PLAN_SLOTS, slots.len());
+    }
+
+    #[test]
+    fn hedge_slots_are_distinct_and_inside_the_area() {
+        let mut slots = [HEDGE_COPY, HEDGE_TIMEOUT_MS, HEDGE_UNTIL_MS, HEDGE_CANCEL];
+        slots.sort_unstable();
+        assert_eq!(slots, [0, 1, 2, 3]);
+        assert_eq!(HEDGE_SLOTS, slots.len());
     }
 
     #[test]

@@ -28,7 +28,7 @@
 //! idempotency (`server`), policy snapshots (`snapshot`), the fleet
 //! exchange (`fleet`), measuring (`measure`), and, as features of the core,
 //! the failure-rate and slow-call breaker rules with their windows
-//! (`rate_breaker`), the AWS token bucket and the gRPC throttle
+//! (`rate_breaker`), hedged calls (`hedging`), the AWS token bucket and the gRPC throttle
 //! (`token_buckets`), alerts (`alerts`) and the config reader's "did you
 //! mean" (`suggest`). A config asking the client module for one of those is
 //! refused by the core with `not_in_build`, naming `stoic/full`. The
@@ -88,6 +88,8 @@ pub use host::{
 };
 #[cfg(feature = "fleet")]
 pub use policy::fleet::fleet_redis_script;
+#[cfg(feature = "hedging")]
+pub use policy::hedging::hedging_config;
 pub use policy::{boundary_error, CorePolicy};
 #[cfg(feature = "tools")]
 pub use records::{log_record, merge_metrics, metric_catalogue};

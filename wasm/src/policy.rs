@@ -36,6 +36,8 @@ mod areas;
 mod boundary;
 #[cfg(feature = "fleet")]
 pub(crate) mod fleet;
+#[cfg(feature = "hedging")]
+pub(crate) mod hedging;
 mod shared_state;
 #[cfg(feature = "snapshot")]
 mod snapshot;
@@ -77,6 +79,9 @@ pub struct CorePolicy {
     /// decision's delay, where the host reads them without a call (see
     /// `planArea`).
     plan: Box<Plan>,
+    /// The hedged calls, in a slab of their own (`policy/hedging.rs`).
+    #[cfg(feature = "hedging")]
+    hedges: hedging::Hedges,
 }
 
 impl CorePolicy {
@@ -126,6 +131,8 @@ impl CorePolicy {
             free: Vec::new(),
             text: vec![0; TEXT_AREA_BYTES],
             plan: Box::new(NO_PLAN),
+            #[cfg(feature = "hedging")]
+            hedges: hedging::Hedges::default(),
         })
     }
 
