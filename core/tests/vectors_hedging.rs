@@ -1,10 +1,8 @@
-//! Runs `tests/vectors/core_only/hedging.json` through the public API:
-//! hedged calls in virtual time (timings, budget interplay, pushback,
-//! cancel sets) and the hedging settings' config errors.
-//!
-//! The file sits in `core_only/` until the bindings expose hedging: the
-//! JavaScript and Python suites run every file of `tests/vectors/` and fail
-//! on a kind they have no runner for.
+//! Runs `tests/vectors/hedging.json` through the public API: hedged calls
+//! in virtual time (timings, budget interplay, pushback, cancel sets) and
+//! the hedging settings' config errors. The JavaScript and Python suites run
+//! the same file; the component, which has no hedged calls yet, skips it
+//! (`applies_to`).
 
 #[path = "support/vectors.rs"]
 mod vectors;
@@ -17,7 +15,7 @@ use stoic_core::hints::server_hint;
 use stoic_core::schema::Dialect;
 use stoic_core::{CallSpec, Class, Config, Instant, Method, NetworkErrorKind, Outcome, Policy};
 
-const FILE: &str = "core_only/hedging.json";
+const FILE: &str = "hedging.json";
 
 fn load() -> Value {
     vectors::load(FILE, "hedging")

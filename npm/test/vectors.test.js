@@ -17,6 +17,7 @@ import { runHost } from '../testlib/run-host.js';
 import { runFleet } from '../testlib/run-fleet.js';
 import { runTextBoundary } from '../testlib/run-text-boundary.js';
 import { runAgentRuns } from '../testlib/run-agent-runs.js';
+import { runHedging } from '../testlib/run-hedging.js';
 
 const RUNNERS = {
   policy: runPolicyFile,
@@ -35,6 +36,7 @@ const RUNNERS = {
   fleet_exchange: runFleet,
   text_boundary: runTextBoundary,
   agent_run: runAgentRuns,
+  hedging: runHedging,
 };
 
 const files = vectorFiles();

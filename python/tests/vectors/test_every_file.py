@@ -24,6 +24,7 @@ RUNNERS = {
     "fleet_exchange": "test_fleet.py",
     "text_boundary": "test_text_boundary.py",
     "agent_run": "test_agent_runs.py",
+    "hedging": "test_hedging.py",
 }
 
 

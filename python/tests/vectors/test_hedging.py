@@ -1,10 +1,7 @@
-"""Runs ``tests/vectors/core_only/hedging.json`` through the binding: hedged
-calls in virtual time (``Policy.start_hedged``, ``hedge_poll``,
-``hedge_outcome``, ``hedge_cancel``) and the hedging settings' config
-errors, in the Python spelling (float seconds, no ``_ms``).
-
-The file stays in ``core_only/`` (and out of ``test_every_file.py``) until
-every suite runs it; this runner reads it there.
+"""Runs ``tests/vectors/hedging.json`` through the binding: hedged calls in
+virtual time (``Policy.start_hedged``, ``hedge_poll``, ``hedge_outcome``,
+``hedge_cancel``) and the hedging settings' config errors, in the Python
+spelling (float seconds, no ``_ms``).
 """
 
 from __future__ import annotations
@@ -18,7 +15,7 @@ import stoic
 from conftest import load, py_field, py_form, secs
 from stoic._stoic import HedgedCall, HedgingConfig
 
-FILE = "core_only/hedging.json"
+FILE = "hedging.json"
 DOC = load(FILE, "hedging")
 
 
