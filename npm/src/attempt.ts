@@ -25,6 +25,8 @@ export class AttemptContext implements Attempt {
   readonly #outer: AbortSignal | undefined;
   #controller: AbortController | undefined;
   #unlink: (() => void) | undefined;
+  /** Why the loop let this attempt go (a hedged call's loser), made only if the signal exists. */
+  #letGo: (() => unknown) | undefined;
   /** Whether this attempt's own timeout fired. */
   timedOut = false;
 
@@ -43,6 +45,10 @@ export class AttemptContext implements Attempt {
     if (this.#controller === undefined) {
       const controller = new AbortController();
       this.#controller = controller;
+      if (this.#letGo !== undefined) {
+        controller.abort(this.#letGo());
+        return controller.signal;
+      }
       // The timeout needs no timer here: the loop bounds every attempt that
       // returns a promise by the same time on its shared timer (watch.ts),
       // whose expiry calls `expire()`, which aborts this signal; an attempt
@@ -71,6 +77,18 @@ export class AttemptContext implements Attempt {
     this.timedOut = true;
     if (this.#controller !== undefined && !this.#controller.signal.aborted) this.#controller.abort(reason);
     return reason;
+  }
+
+  /**
+   * The loop let this attempt go (a hedged call's copy that lost or was
+   * cancelled): aborts its signal with `reason()`, now if the function read
+   * the signal, or when it does. The reason is made only then: a
+   * `DOMException` costs microseconds, and most functions never look.
+   */
+  letGo(reason: () => unknown): void {
+    if (this.#letGo !== undefined) return;
+    this.#letGo = reason;
+    if (this.#controller !== undefined && !this.#controller.signal.aborted) this.#controller.abort(reason());
   }
 
   /**
