@@ -362,26 +362,37 @@ async function loop<V>(
       made = attempt;
       let value: V | undefined;
       let failure: Outcome | undefined;
-      try {
-        if (resumed !== undefined) {
-          if (resumed.threw) throw resumed.thrown;
-          value = resumed.value;
-        } else {
+      let threw = false;
+      let thrown: unknown;
+      if (resumed !== undefined) {
+        // Taken as it is: the fast path caught it, and throwing it again to
+        // reach a catch costs more than the await that delivered it before.
+        threw = resumed.threw;
+        thrown = resumed.thrown;
+        value = resumed.value;
+      } else {
+        try {
           const ran = run(context);
           // A promise is awaited only to its bound: the attempt's timeout or
           // the caller's abort ends the wait whatever the function does, and a
           // result that comes later is dropped.
           const limit = context.timeoutMs ?? -1;
           value = await (isThenable(ran) ? bounded(ran, limit, signal, () => context.expire()) : ran);
+        } catch (caught) {
+          threw = true;
+          thrown = caught;
         }
-      } catch (thrown) {
-        if (signal?.aborted) {
-          core.cancel(handle, now());
-          throw signal.reason;
+      }
+      try {
+        if (threw) {
+          if (signal?.aborted) {
+            core.cancel(handle, now());
+            throw signal.reason;
+          }
+          error = thrown;
+          response = steps.cutResponse?.();
+          failure = steps.failure(thrown, context.timedOut);
         }
-        error = thrown;
-        response = steps.cutResponse?.();
-        failure = steps.failure(thrown, context.timedOut);
       } finally {
         context.done(steps.streams && failure === undefined);
       }
