@@ -1,8 +1,10 @@
 //! `policy`: the engine's per-call decisions, on typed values.
 
 use std::cell::RefCell;
+use std::rc::Rc;
 
 use stoic_core::backoff::BackoffSpec;
+use stoic_core::hedging::HedgingConfig;
 use stoic_core::{
     Call as CoreCall, CallSpec, CallStep, Outcome, OutcomeKind, Policy as CorePolicy, PolicyState,
     WallClock,
@@ -10,8 +12,8 @@ use stoic_core::{
 
 use crate::bindings::exports::stoic::engine::policy::{
     self as wit, Admission as WitAdmission, CallBorrow, CallSpec as WitSpec,
-    Decision as WitDecision, Event, Guest, GuestCall, GuestPolicy, Outcome as WitOutcome,
-    OutcomeKind as WitKind, RestoreReport,
+    Decision as WitDecision, Event, Guest, GuestCall, GuestPolicy, HedgeStep as WitHedgeStep,
+    HedgedCallBorrow, HedgedSpec, Outcome as WitOutcome, OutcomeKind as WitKind, RestoreReport,
 };
 use crate::bindings::exports::stoic::engine::types::{BreakerState, ConfigError, InputError};
 use crate::convert::{
@@ -21,18 +23,21 @@ use crate::Engine;
 
 mod decisions;
 mod events;
+mod hedged;
 
 pub(crate) use events::{log_record, transition};
+pub use hedged::HedgedCall;
 
 /// Policies are numbered so a call is only ever driven by the policy that
 /// started it (its scope index means nothing to another policy).
 static NEXT_POLICY: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
-/// The `policy` resource.
+/// The `policy` resource. The core's policy is shared (`Rc`) only so a
+/// hedged call dropped unfinished can give its copies' permits back to it.
 #[derive(Debug)]
 pub struct Policy {
     id: u64,
-    inner: RefCell<CorePolicy>,
+    inner: Rc<RefCell<CorePolicy>>,
 }
 
 /// The `call` resource: the core's call, and the policy it belongs to.
@@ -45,9 +50,14 @@ pub struct Call {
 impl Guest for Engine {
     type Policy = Policy;
     type Call = Call;
+    type HedgedCall = HedgedCall;
 
     fn fleet_redis_script() -> String {
         stoic_core::fleet::REDIS_SCRIPT.to_owned()
+    }
+
+    fn hedging_settings(hedging_json: String) -> Result<String, ConfigError> {
+        hedged::settings_json(&hedging_json)
     }
 }
 
@@ -89,13 +99,44 @@ impl Policy {
     }
 }
 
+impl Policy {
+    /// An attempt's (or a copy's) outcome as the core's, checked: a
+    /// failure of class success is refused (`not_a_failure`).
+    fn outcome_in<'a>(&self, outcome: &'a WitOutcome) -> Result<Outcome<'a>, InputError> {
+        let detail = outcome.detail.as_deref();
+        let simple = |kind| Outcome {
+            kind,
+            hint: None,
+            detail,
+        };
+        let core = match outcome.kind {
+            WitKind::Success => simple(OutcomeKind::Success),
+            // Only a response's headers are read, by the core's one rule.
+            WitKind::Status(status) => {
+                let wall = outcome.wall_now_unix_ms.map(WallClock::from_unix_millis);
+                let pairs = outcome
+                    .headers
+                    .iter()
+                    .map(|(n, v)| (n.as_str(), v.as_str()));
+                let response = self.inner.borrow().response_outcome(status, pairs, wall);
+                Outcome { detail, ..response }
+            }
+            WitKind::Network(kind) => simple(OutcomeKind::Network(network_in(kind))),
+            WitKind::Rejected(class) => simple(OutcomeKind::Rejected(class_in(class))),
+            WitKind::Raised(class) => simple(OutcomeKind::Raised(class_in(class))),
+        };
+        core.check().map_err(|e| input_error(&e))?;
+        Ok(core)
+    }
+}
+
 impl GuestPolicy for Policy {
     fn create(config_json: String) -> Result<wit::Policy, ConfigError> {
         let inner = CorePolicy::from_json(&config_json).map_err(|e| config_error(&e))?;
         let id = NEXT_POLICY.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(wit::Policy::new(Policy {
             id,
-            inner: RefCell::new(inner),
+            inner: Rc::new(RefCell::new(inner)),
         }))
     }
 
@@ -144,29 +185,7 @@ impl GuestPolicy for Policy {
         call: CallBorrow<'_>,
         outcome: WitOutcome,
     ) -> Result<WitDecision, InputError> {
-        let detail = outcome.detail.as_deref();
-        let simple = |kind| Outcome {
-            kind,
-            hint: None,
-            detail,
-        };
-        let core = match outcome.kind {
-            WitKind::Success => simple(OutcomeKind::Success),
-            // Only a response's headers are read, by the core's one rule.
-            WitKind::Status(status) => {
-                let wall = outcome.wall_now_unix_ms.map(WallClock::from_unix_millis);
-                let pairs = outcome
-                    .headers
-                    .iter()
-                    .map(|(n, v)| (n.as_str(), v.as_str()));
-                let response = self.inner.borrow().response_outcome(status, pairs, wall);
-                Outcome { detail, ..response }
-            }
-            WitKind::Network(kind) => simple(OutcomeKind::Network(network_in(kind))),
-            WitKind::Rejected(class) => simple(OutcomeKind::Rejected(class_in(class))),
-            WitKind::Raised(class) => simple(OutcomeKind::Raised(class_in(class))),
-        };
-        core.check().map_err(|e| input_error(&e))?;
+        let core = self.outcome_in(&outcome)?;
         self.drive(&call, Some(CallStep::Outcome), |policy, call| {
             decisions::decision(policy.on_outcome(instant(now_ms), call, core))
         })
@@ -176,6 +195,62 @@ impl GuestPolicy for Policy {
         self.drive(&call, None, |policy, call| {
             decisions::give_up(policy.cancel(instant(now_ms), call))
         })
+    }
+
+    fn start_hedged(
+        &self,
+        now_ms: u64,
+        spec: HedgedSpec,
+        hedging_json: String,
+    ) -> Result<wit::HedgedCall, ConfigError> {
+        hedged::start(self, now_ms, &spec, &hedging_json)
+    }
+
+    fn hedge_poll(
+        &self,
+        now_ms: u64,
+        call: HedgedCallBorrow<'_>,
+    ) -> Result<WitHedgeStep, InputError> {
+        hedged::drive(self, &call, |policy, call| {
+            policy.hedge_poll(instant(now_ms), call)
+        })
+    }
+
+    fn hedge_outcome(
+        &self,
+        now_ms: u64,
+        call: HedgedCallBorrow<'_>,
+        copy: u32,
+        outcome: WitOutcome,
+    ) -> Result<WitHedgeStep, InputError> {
+        let core = self.outcome_in(&outcome)?;
+        hedged::drive(self, &call, |policy, call| {
+            policy.hedge_outcome(instant(now_ms), call, copy, core)
+        })
+    }
+
+    fn hedge_cancel(
+        &self,
+        now_ms: u64,
+        call: HedgedCallBorrow<'_>,
+    ) -> Result<WitHedgeStep, InputError> {
+        hedged::drive(self, &call, |policy, call| {
+            policy.hedge_cancel(instant(now_ms), call)
+        })
+    }
+
+    fn latency_samples(&self, scope: String) -> u32 {
+        let samples = self.inner.borrow().latency_samples(&scope);
+        u32::try_from(samples).unwrap_or(u32::MAX)
+    }
+
+    fn hedge_delay_ms(
+        &self,
+        scope: String,
+        hedging_json: String,
+    ) -> Result<Option<u64>, ConfigError> {
+        let hedging = config::<HedgingConfig>(&hedging_json)?;
+        Ok(self.inner.borrow().hedge_delay_ms(&scope, &hedging))
     }
 
     fn drain(&self) {

@@ -22,6 +22,7 @@ const RUNNERS = {
   server_idempotency: 'parts.test.js',
   host: 'host.test.js',
   fleet_exchange: 'fleet.test.js',
+  hedging: 'hedging.test.js',
 };
 
 test('every vector file has a component runner', () => {

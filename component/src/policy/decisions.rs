@@ -56,7 +56,7 @@ fn retry(r: &Retry) -> wit::Retry {
     }
 }
 
-const fn done(d: Done) -> wit::Done {
+pub(super) const fn done(d: Done) -> wit::Done {
     wit::Done {
         attempts: d.attempts,
         total_ms: d.total_ms,

@@ -26,6 +26,7 @@ RUNNERS = {
     "server_idempotency": "test_parts.py",
     "host": "test_host.py",
     "fleet_exchange": "test_fleet.py",
+    "hedging": "test_hedging.py",
 }
 
 

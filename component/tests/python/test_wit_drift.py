@@ -484,6 +484,11 @@ def test_config_error_codes_in_docs(core: Core) -> None:
     with pytest.raises(ComponentError) as info:
         core.call("policy", "[static]policy.create", "{")
     seen.add(info.value.error["code"])
+    # A hedged call that is not safe to repeat is refused as a config error.
+    spec = record(operation="op", scope="", idempotent=False, method=None, idempotency_key=None)
+    with pytest.raises(ComponentError) as info:
+        core.call("policy", "[method]policy.start-hedged", core.policy({}), 0, spec, "{}")
+    seen.add(info.value.error["code"])
     assert seen <= set(documented), (
         f"types.config-problem.code: the core gave {sorted(seen - set(documented))}, "
         f"not named in the doc ({documented})"
