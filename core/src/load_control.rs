@@ -22,6 +22,7 @@ mod gradient;
 mod limiter;
 mod limiter_config;
 mod min_rtt;
+mod percentile;
 mod queue;
 mod throttle;
 mod throttle_config;

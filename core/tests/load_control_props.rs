@@ -2,7 +2,9 @@
 //! (any order of acquires, polls, cancels and releases, clocks stepping
 //! back, permits handed back twice), the limit stays within its bounds,
 //! nothing is admitted at or above the limit, every admitted permit
-//! counts exactly once, and the throttle's probability stays under its cap.
+//! counts exactly once, the min RTT moves only when a measurement
+//! completes and is always a latency some success reported, and the
+//! throttle's probability stays under its cap.
 #![cfg(feature = "load_control")]
 #![allow(
     clippy::unwrap_used,
@@ -93,8 +95,11 @@ proptest! {
         let mut out: Vec<Permit> = Vec::new();
         let mut back: Vec<Permit> = Vec::new();
         let mut waiting: Vec<Ticket> = Vec::new();
+        // Every latency a success reported (as the limiter reads it).
+        let mut reported: Vec<u64> = Vec::new();
         let mut t = 0u64;
         for (dt, backwards, op) in steps {
+            let before = limiter.status();
             t = if backwards { t.saturating_sub(dt) } else { t + dt };
             let now = Instant::from_millis(t);
             match op {
@@ -134,6 +139,9 @@ proptest! {
                         };
                         prop_assert!(limiter.release(now, permit, outcome));
                         back.push(permit);
+                        if let LimitOutcome::Success { latency_ms } = outcome {
+                            reported.push(latency_ms.max(1));
+                        }
                     }
                 }
                 Op::ReleaseTwice(i) => {
@@ -149,6 +157,16 @@ proptest! {
             prop_assert!(s.in_flight <= cfg.max_limit);
             prop_assert_eq!(s.waiting as usize, waiting.len());
             prop_assert!(s.waiting <= cfg.max_queue);
+            // The baseline is one of the latencies (a percentile of some),
+            // and no single sample moves it between measurements: it
+            // changes only as one completes (which reschedules the next).
+            if let Some(min_rtt) = s.min_rtt_ms {
+                prop_assert!(reported.contains(&min_rtt), "{s:?}");
+            }
+            let between = !before.measuring && !s.measuring;
+            if between && before.next_probe_at == s.next_probe_at {
+                prop_assert_eq!(before.min_rtt_ms, s.min_rtt_ms);
+            }
         }
     }
 

@@ -55,7 +55,7 @@ fn outcome_of(o: &Value) -> LimitOutcome {
 /// The server a `round` or `steady` step sends to: answers take
 /// `base_ms`, plus `per_extra_ms` per request beyond `capacity` in the
 /// round; with `drop_over`, requests beyond it are dropped; `ignored`
-/// makes every outcome ignored.
+/// makes every outcome ignored. (`first_ms` is read by `round`.)
 fn server_outcome(server: &Value, admitted: u64, position: u64) -> LimitOutcome {
     if server["ignored"] == json!(true) {
         return LimitOutcome::Ignored;
@@ -196,7 +196,13 @@ impl Runner {
         }
         let n = admitted.len() as u64;
         for (i, permit) in admitted.into_iter().enumerate() {
-            let outcome = server_outcome(&step["server"], n, i as u64 + 1);
+            let mut outcome = server_outcome(&step["server"], n, i as u64 + 1);
+            // `first_ms`: the round's first answer is a lucky fast one.
+            if let (0, Some(ms), LimitOutcome::Success { .. }) =
+                (i, step["server"]["first_ms"].as_u64(), outcome)
+            {
+                outcome = LimitOutcome::Success { latency_ms: ms };
+            }
             let latency = match outcome {
                 LimitOutcome::Success { latency_ms } => latency_ms,
                 _ => step["server"]["base_ms"].as_u64().unwrap(),

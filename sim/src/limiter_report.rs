@@ -200,7 +200,7 @@ pub fn write(
         y_label: "limit".to_owned(),
         series: limits,
         log_y: false,
-        y_range: Some((0.0, 22.0)),
+        y_range: Some((0.0, 40.0)),
         legend: SeriesLabelPosition::UpperRight,
     }
     .write(&dir.join("load_limiter_limit"))?;

@@ -57,7 +57,7 @@ fn the_gradient_limit_protects_latency_where_no_limit_lets_it_grow() {
     let findings = limiter_findings::check(&p, &variants, &runs, &wide, 20);
     // 60 s at 200/s builds a 6,000-request backlog (a minute of
     // queueing), so the unbounded-growth claim holds on the short run too.
-    assert_all_hold(&findings, 6);
+    assert_all_hold(&findings, 9);
     // Without a limiter every request is answered; with one, the rejected
     // ones are not sent.
     for (v, r) in variants.iter().zip(&runs) {

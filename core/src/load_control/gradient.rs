@@ -22,20 +22,25 @@
 //!   (429, 503, a timeout) takes the lowest gradient, 0.5, whatever its
 //!   latencies: the dependency said so.
 //!
-//! The baseline is a minimum, not an average of recent latencies: a long
-//! average under sustained modest overload drifts up with the queueing it
-//! should detect, and the limit with it (Netflix concurrency-limits #134,
-//! Gradient2). The arithmetic is IEEE double (`*`, `/`, `sqrt` are exactly
+//! The baseline is the same percentile of latencies sent at low
+//! concurrency, re-measured now and then ([`MinRtt`]), not the lowest
+//! latency ever seen (one lucky answer would pin the limit to its floor)
+//! nor an average of recent latencies: a long average under sustained
+//! modest overload drifts up with the queueing it should detect, and the
+//! limit with it (Netflix concurrency-limits #134, Gradient2). The
+//! arithmetic is IEEE double (`*`, `/`, `sqrt` are exactly
 //! rounded), so every platform computes the same limit.
 
 use super::limiter_config::MAX_INTERVAL_SAMPLES;
 use super::min_rtt::{MinRtt, ProbeParams};
+use super::percentile::nearest_rank;
 use crate::time::Instant;
 
 /// The gradient settings, in integers where the config has fractions.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct GradientParams {
     pub(super) update_interval_ms: u64,
+    /// Also the min-RTT measurement's (`probe.percentile_milli`).
     pub(super) percentile_milli: u64,
     pub(super) buffer_milli: u64,
     pub(super) probe: ProbeParams,
@@ -151,19 +156,9 @@ impl Gradient {
         next.clamp(lo, hi)
     }
 
-    /// The configured percentile of the interval's latencies (nearest
-    /// rank: the `ceil(q * n)`-th smallest).
+    /// The configured percentile of the interval's latencies.
     fn percentile(&mut self) -> Option<u64> {
-        let n = self.samples.len() as u64;
-        if n == 0 {
-            return None;
-        }
-        crate::sort::sort_by(&mut self.samples, |a, b| a < b);
-        let rank = (self.params.percentile_milli * n)
-            .div_ceil(1000)
-            .clamp(1, n);
-        let at = usize::try_from(rank - 1).unwrap_or(0);
-        self.samples.get(at).copied()
+        nearest_rank(&mut self.samples, self.params.percentile_milli)
     }
 }
 

@@ -224,6 +224,7 @@ impl Limiter {
                         interval_ms: probe_interval_ms,
                         jitter_milli: milli(probe_jitter),
                         samples: probe_samples,
+                        percentile_milli: milli(percentile),
                     },
                 },
                 seed,

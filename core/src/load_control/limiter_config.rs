@@ -26,13 +26,15 @@ pub enum LimitAlgorithm {
     /// scaled by `(min_rtt * (1 + buffer)) / sample_rtt` (clamped to
     /// `[0.5, 2]`) plus `sqrt` of the result as burst headroom, where
     /// `sample_rtt` is a percentile of the interval's latencies and
-    /// `min_rtt` the no-load latency, re-measured about every
-    /// `probe_interval_ms`.
+    /// `min_rtt` the no-load latency (the same percentile of
+    /// `probe_samples` latencies sent at low concurrency), re-measured
+    /// about every `probe_interval_ms`.
     Gradient {
         /// How often the limit is recomputed.
         update_interval_ms: u64,
         /// The percentile of an interval's latencies taken as its sample
-        /// (0.5: the median), read to thousandths.
+        /// (0.5: the median), and of a min-RTT measurement's latencies
+        /// taken as `min_rtt`, read to thousandths.
         percentile: f64,
         /// How far above `min_rtt` latency may rise before the limit
         /// shrinks (0.25: 25 %), read to thousandths.
@@ -43,8 +45,8 @@ pub enum LimitAlgorithm {
         /// to each wait, so a fleet started together does not probe in
         /// step; read to thousandths.
         probe_jitter: f64,
-        /// Latencies a measurement needs (sent with at most half the
-        /// limit in flight, for a re-measurement).
+        /// Latencies a min-RTT measurement takes its percentile of (sent
+        /// with at most half the limit in flight, for a re-measurement).
         probe_samples: u32,
     },
     /// Additive increase, multiplicative decrease on drops (429, 503,
