@@ -27,7 +27,8 @@
  *
  * Traces (`traces: true`, the default): stoic makes no spans of its own.
  * Each decision worth noting (`stoic.retry`, `stoic.exhausted`,
- * `stoic.gave_up`, and `stoic.success` after retries) becomes an event on
+ * `stoic.gave_up`, `stoic.success` after retries, and `stoic.hedge` as a
+ * hedged call sends another copy) becomes an event on
  * the span active where the call runs, with the attempt, the delay in
  * seconds and the reason; `createFetch` sets `http.request.resend_count` on
  * it before each resend. In Node the active span follows the call through

@@ -404,7 +404,7 @@ export interface MetricPointEvent {
 /** A retry, a stop or a success after retries (a span event), queued while `policy.measuring` is on. */
 export interface DecisionEvent {
   kind: 'decision';
-  /** `stoic.retry`, `stoic.success`, `stoic.exhausted` or `stoic.gave_up`. */
+  /** `stoic.retry`, `stoic.success`, `stoic.exhausted`, `stoic.gave_up` or `stoic.hedge`. */
   name: string;
   attributes: MeasureAttributes & { attempt: number; delay_seconds: number };
 }

@@ -193,6 +193,34 @@ test('createFetch sets http.request.resend_count on the caller span before each 
   }
 });
 
+test('a hedge is a stoic.hedge event on the caller span: the copy and how long the call waited before it', async () => {
+  const { provider, spans } = tracers();
+  const policy = new Policy({ seed: 7 });
+  instrument(policy);
+  let sent = 0;
+  // Copy 1 answers only when aborted (the loser); copy 2 at once.
+  const read = (attempt) =>
+    new Promise((resolve, reject) => {
+      sent += 1;
+      if (attempt.attempt === 2) resolve('fast');
+      else attempt.signal.addEventListener('abort', () => reject(attempt.signal.reason), { once: true });
+    });
+  const value = await provider.getTracer('test').startActiveSpan('GET user', async (span) => {
+    const got = await retry(read, { policy, operation: 'get_user', hedging: { delay: { kind: 'fixed', afterMs: 20 } } });
+    span.end();
+    return got;
+  });
+  assert.equal(value, 'fast');
+  assert.equal(sent, 2);
+  const [span] = spans();
+  const hedges = span.events.filter((e) => e.name === 'stoic.hedge').map((e) => e.attributes);
+  assert.equal(hedges.length, 1);
+  assert.equal(hedges[0].operation, 'get_user');
+  assert.equal(hedges[0].attempt, 2);
+  // Sent once the 20 ms hedge delay had passed.
+  assert.ok(hedges[0].delay_seconds >= 0.02, String(hedges[0].delay_seconds));
+});
+
 test('uninstrument stops the points and restores measuring', async () => {
   const { provider, points } = meters();
   const policy = new Policy({ seed: 7 });

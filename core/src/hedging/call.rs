@@ -40,6 +40,9 @@ pub struct HedgedCall {
     pub(crate) observed: Option<Observed<'static>>,
     pub(crate) winner: u32,
     pub(crate) cancelled: Copies,
+    /// When the last copy went out: a hedge's span event says how long
+    /// the call had waited for an answer before it.
+    pub(crate) last_sent: Instant,
 }
 
 impl HedgedCall {
@@ -55,6 +58,7 @@ impl HedgedCall {
             observed: None,
             winner: 0,
             cancelled: Copies::EMPTY,
+            last_sent: Instant::ZERO,
         }
     }
 

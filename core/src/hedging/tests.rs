@@ -1,5 +1,5 @@
 //! Hedged calls through the policy: what the shared vectors
-//! (`tests/vectors/core_only/hedging.json`) cannot say in their shape.
+//! (`tests/vectors/hedging.json`) cannot say in their shape.
 
 use proptest::prelude::*;
 
@@ -226,4 +226,38 @@ proptest! {
         let ratio = policy.budget_status(at(now), "api").unwrap().ratio.unwrap();
         prop_assert_eq!(ratio.retries, u64::from(sent.saturating_sub(1)));
     }
+}
+
+/// While measuring, each hedge is a `stoic.hedge` span event naming the copy
+/// and how long the call waited before it; the first copy is none.
+#[cfg(feature = "measure")]
+#[test]
+fn a_hedge_is_a_span_event_while_measuring() {
+    use crate::record::AttributeValue;
+    use crate::Event;
+
+    let mut policy = policy(r#"{"seed": 1}"#);
+    policy.set_measuring(true);
+    let mut hedged = policy.start_hedged(at(0), get(), &fixed(50, 2)).unwrap();
+    assert_eq!(sends(&policy.hedge_poll(at(0), &mut hedged)), Some(1));
+    assert_eq!(sends(&policy.hedge_poll(at(50), &mut hedged)), Some(2));
+    // Copy 2 fails: copy 3 goes at once, 20 ms after copy 2.
+    let step = policy.hedge_outcome(at(70), &mut hedged, 2, Outcome::status(503));
+    assert_eq!(sends(&step), Some(3));
+    let hedges: Vec<(u32, u64, Option<String>)> = std::iter::from_fn(|| policy.poll_event())
+        .filter_map(|event| match event {
+            Event::Decision(note) if note.name == "stoic.hedge" => {
+                let operation = note
+                    .entries()
+                    .find_map(|(name, value)| match (name, value) {
+                        ("operation", AttributeValue::Text(text)) => Some(text.to_owned()),
+                        _ => None,
+                    });
+                Some((note.attempt, note.delay_ms, operation))
+            }
+            _ => None,
+        })
+        .collect();
+    let read = Some("read".to_owned());
+    assert_eq!(hedges, vec![(2, 50, read.clone()), (3, 20, read)]);
 }

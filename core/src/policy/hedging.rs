@@ -205,6 +205,7 @@ impl Policy {
             }
         };
         hedged.call.attempts = 1;
+        hedged.last_sent = now;
         hedged.copies.push(Sent::InFlight {
             started: now,
             permit,
@@ -266,6 +267,8 @@ impl Policy {
             scope.metrics.on_attempt(now, true);
         }
         self.measure_attempt(&hedged.call);
+        self.measure_hedge(&hedged.call, now.saturating_since(hedged.last_sent));
+        hedged.last_sent = now;
         self.arm(now, hedged);
         self.flush(index, now);
         Some(self.copy_plan(now, hedged))

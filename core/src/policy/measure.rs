@@ -36,6 +36,8 @@ impl Policy {
 impl Policy {
     pub(super) fn measure_attempt(&mut self, _call: &Call) {}
     pub(super) fn measure_retry(&mut self, _call: &Call, _matched: Matched, _delay_ms: u64) {}
+    #[cfg(feature = "hedging")]
+    pub(super) fn measure_hedge(&mut self, _call: &Call, _waited_ms: u64) {}
     pub(super) fn measure_finish(
         &mut self,
         _call: &Call,
@@ -73,6 +75,19 @@ impl Policy {
             self.attributes(call, Some(LogOutcome::Retry.code()), Some(matched.code()));
         self.point(metric::RETRIES, 1.0, attributes.clone());
         self.note(LogOutcome::Retry, call, delay_ms, attributes);
+    }
+
+    /// A hedged call sent another copy, `waited_ms` after the one before:
+    /// a `stoic.hedge` span event (its metrics are the attempt's, counted
+    /// as a retry's by [`Policy::measure_attempt`]).
+    #[cfg(feature = "hedging")]
+    pub(super) fn measure_hedge(&mut self, call: &Call, waited_ms: u64) {
+        if !self.measuring {
+            return;
+        }
+        let attributes = self.attributes(call, None, None);
+        let note = DecisionNote::hedge(call.attempts, waited_ms, attributes);
+        self.events.push(Event::Decision(note));
     }
 
     /// `call` ended: `stoic.calls`, and the retry metrics its end adds to.

@@ -74,7 +74,8 @@ impl serde::Serialize for Attributes {
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecisionNote {
     /// The span event's name: `stoic.retry`, `stoic.success` (after
-    /// retries), `stoic.exhausted` or `stoic.gave_up`.
+    /// retries), `stoic.exhausted`, `stoic.gave_up`, or `stoic.hedge` (a
+    /// hedged call sent another copy).
     pub name: &'static str,
     /// The attempt the decision is about (1-based); 0 for a call that
     /// stopped before its first (an open breaker, a cancellation).
@@ -149,6 +150,19 @@ impl DecisionNote {
             delay_ms,
             attributes,
         })
+    }
+
+    /// The note for a hedge: copy `copy` of a hedged call went out
+    /// `waited_ms` after the one before it (the hedge delay, or less when a
+    /// copy failed first).
+    #[must_use]
+    pub const fn hedge(copy: u32, waited_ms: u64, attributes: Attributes) -> Self {
+        DecisionNote {
+            name: "stoic.hedge",
+            attempt: copy,
+            delay_ms: waited_ms,
+            attributes,
+        }
     }
 
     /// The span event's attributes: the call's, then `attempt` and

@@ -38,7 +38,6 @@ from ._errors import ConfigError, RetryError
 from ._records import deliver
 from ._runtime import Settings, failure, stopped, tell
 from ._stoic import HedgedCall, HedgingConfig
-from ._tracing import mark_hedge
 from .testing import runtime
 
 __all__ = ["Judge", "hedged_function", "hedging_config", "refuse_sync", "run_hedged"]
@@ -122,10 +121,7 @@ async def run_hedged(
         while True:
             kind = step["kind"]
             if kind == "send":
-                copy = step["copy"]
-                if copy > 1:
-                    mark_hedge(s.policy, call, copy)
-                tasks[asyncio.ensure_future(send(step))] = copy
+                tasks[asyncio.ensure_future(send(step))] = step["copy"]
                 step = call.poll(clock.monotonic())
             elif kind == "wait":
                 step, reported = await _wait(call, clock, s, tasks, step["until"], judge)

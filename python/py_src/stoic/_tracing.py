@@ -7,9 +7,9 @@ import contextlib
 import weakref
 from collections.abc import Callable
 
-from ._stoic import Call, HedgedCall, Policy
+from ._stoic import Call, Policy
 
-__all__ = ["mark_hedge", "mark_resend", "trace_hedges", "trace_resends"]
+__all__ = ["mark_resend", "trace_resends"]
 
 #: For each traced policy: what sets ``http.request.resend_count`` (the
 #: resends so far) on the span current when an attempt starts.
@@ -33,28 +33,3 @@ def mark_resend(policy: Policy, call: Call) -> None:
             # Telemetry never fails the call.
             with contextlib.suppress(Exception):
                 marker(call.retries)
-
-
-#: For each traced policy: what notes a hedge (a copy beyond the first of a
-#: hedged call) on the span current where the call runs; told the copy's
-#: number and the operation.
-_hedge_markers: weakref.WeakKeyDictionary[Policy, Callable[[int, str], None]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def trace_hedges(policy: Policy, marker: Callable[[int, str], None] | None) -> None:
-    """Starts (or with None, stops) noting ``policy``'s hedges."""
-    if marker is None:
-        _hedge_markers.pop(policy, None)
-    else:
-        _hedge_markers[policy] = marker
-
-
-def mark_hedge(policy: Policy, call: HedgedCall, copy: int) -> None:
-    """As hedge ``copy`` of ``call`` goes out. Never fails the call."""
-    if _hedge_markers:
-        marker = _hedge_markers.get(policy)
-        if marker is not None:
-            with contextlib.suppress(Exception):
-                marker(copy, call.operation)

@@ -24,14 +24,14 @@ their attributes, are the engine's (``Policy.measuring``); this module
 hands them to the SDK.
 
 Traces (``traces=True``): stoic makes no spans of its own. Each decision
-worth noting (``stoic.retry``, ``stoic.exhausted``, ``stoic.gave_up``, and
-``stoic.success`` after retries) becomes an event on the span current where
-the call runs, with the attempt, the delay in seconds and the reason; the
-HTTP integrations (httpx, requests, aiohttp) set
-``http.request.resend_count`` on it before each resend, and a hedged call
-(``hedging=``) adds a ``stoic.hedge`` event (``stoic.copy``,
-``stoic.operation``) as each hedge goes out. Whatever made that
-span (your code, a framework's instrumentation) gets the story of the call.
+worth noting (``stoic.retry``, ``stoic.exhausted``, ``stoic.gave_up``,
+``stoic.success`` after retries, and ``stoic.hedge`` as a hedged call
+(``hedging=``) sends another copy) becomes an event on the span current
+where the call runs, with the attempt (a hedge's copy number), the delay in
+seconds (a hedge's wait since the copy before) and the reason; the HTTP
+integrations (httpx, requests, aiohttp) set ``http.request.resend_count`` on
+it before each resend. Whatever made that span (your code, a framework's
+instrumentation) gets the story of the call.
 
 Needs ``opentelemetry-api`` (the ``opentelemetry`` extra); an SDK and an
 exporter are the application's. Events reach the instruments as calls end
@@ -57,7 +57,7 @@ from opentelemetry.metrics import (
 
 from . import __version__
 from ._stoic import Policy, metric_catalogue
-from ._tracing import trace_hedges, trace_resends
+from ._tracing import trace_resends
 
 __all__ = ["Instrumentation", "instrument"]
 
@@ -175,7 +175,6 @@ class Instrumentation:
             del _attached[self.policy]
             self.policy.measuring = held.measured_before
             trace_resends(self.policy, None)
-            trace_hedges(self.policy, None)
 
 
 def _settle(policy: Policy, attached: list[Instrumentation]) -> None:
@@ -183,14 +182,6 @@ def _settle(policy: Policy, attached: list[Instrumentation]) -> None:
     policy.measuring = True
     traced = any(i.traces for i in attached)
     trace_resends(policy, _mark_resend if traced else None)
-    trace_hedges(policy, _mark_hedge if traced else None)
-
-
-def _mark_hedge(copy: int, operation: str) -> None:
-    """A hedged call sent copy ``copy``: a ``stoic.hedge`` span event."""
-    span = trace.get_current_span()
-    if span.is_recording():
-        span.add_event("stoic.hedge", {"stoic.copy": copy, "stoic.operation": operation})
 
 
 def _mark_resend(resends: int) -> None:
