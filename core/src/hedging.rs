@@ -74,6 +74,7 @@ mod step;
 mod tests;
 
 pub use call::HedgedCall;
+pub(crate) use config::HedgingOption;
 pub use config::{HedgeDelay, HedgingConfig, MAX_HEDGES, MAX_SAMPLES};
 pub use copies::Copies;
 pub(crate) use copies::Sent;

@@ -62,10 +62,10 @@ export interface RetryOptions<T> {
    * Sends copies of a slow call, the first answer winning (`stoic/full`):
    * `fn` gets each copy's number as `attempt.attempt` and a signal that
    * aborts when another copy wins. Only a call safe to repeat is hedged:
-   * `idempotent: false` without an `idempotencyKey` is refused. `null`:
-   * not hedged.
+   * `idempotent: false` without an `idempotencyKey` is refused. `null` or
+   * `false`: not hedged.
    */
-  hedging?: HedgingConfig | null;
+  hedging?: HedgingConfig | false | null;
   /** Called when a hedge (a copy after the first) goes out. */
   onHedge?: (info: HedgeInfo) => void;
 }
@@ -138,7 +138,7 @@ export function retryIn<T>(
     policy = options.policy ?? defaultPolicy();
     now = options.now ?? policy.now;
     options.signal?.throwIfAborted();
-    if (options.hedging != null) return hedged(quota, fn, options, policy, now);
+    if (options.hedging != null && options.hedging !== false) return hedged(quota, fn, options, policy, now);
     // One clock reading serves the start and the first admission.
     t = now();
     const overrides = callOverrides(options);

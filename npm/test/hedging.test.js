@@ -282,7 +282,7 @@ test('a fatal answer ends the call: a RetryError with the response, or the respo
   assert.equal(server.of('/missing').length, 2);
 });
 
-test('hedging settings are checked by the core, their errors naming the field from the option down; null turns hedging off', async () => {
+test('hedging settings are checked by the core, their errors naming the field from the option down; null or false turns hedging off', async () => {
   const policy = new Policy({ seed: 11 });
   const cases = [
     [{ maxHedges: 9 }, 'out_of_range', 'hedging.maxHedges'],
@@ -301,5 +301,6 @@ test('hedging settings are checked by the core, their errors naming the field fr
   }
   const seen = [];
   assert.equal(await retry((attempt) => (seen.push(attempt.attempt), 'plain'), { policy, hedging: null }), 'plain');
-  assert.deepEqual(seen, [1]);
+  assert.equal(await retry((attempt) => (seen.push(attempt.attempt), 'plain'), { policy, hedging: false }), 'plain');
+  assert.deepEqual(seen, [1, 1]);
 });

@@ -41,6 +41,16 @@ impl HedgingConfig {
         Ok(HedgingConfig { inner })
     }
 
+    /// The settings given as a call's `hedging=` option (a dict): every
+    /// error names the field from the option down (`hedging.max_hedges`).
+    #[staticmethod]
+    fn from_option(py: Python<'_>, option: &Bound<'_, PyAny>) -> PyResult<Self> {
+        let doc = doc_of(py, Some(option))?;
+        let inner =
+            CoreHedging::from_option(&doc, Dialect::PYTHON).map_err(|e| config_error(py, &e))?;
+        Ok(HedgingConfig { inner })
+    }
+
     /// The settings, every default filled in (Python spelling).
     #[getter]
     fn config<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {

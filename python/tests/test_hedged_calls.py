@@ -232,11 +232,16 @@ def test_sync_code_is_refused_with_a_config_error_naming_the_option() -> None:
 
 
 def test_wrong_hedging_settings_are_refused_by_field() -> None:
+    # The field from the option down, as in JavaScript (hedging.delay.afterMs).
     with pytest.raises(stoic.ConfigError) as info:
         stoic.retry(hedging={"delay": {"kind": "fixed"}})
-    assert (info.value.code, info.value.field) == ("required", "delay.after")
+    assert (info.value.code, info.value.field) == ("required", "hedging.delay.after")
     with pytest.raises(stoic.ConfigError) as info:
         stoic.httpx2.AsyncRetryTransport(hedging={"max_hedges": 9, "delay": {"kind": "quantile"}})
+    assert (info.value.code, info.value.field) == ("out_of_range", "hedging.max_hedges")
+    # The settings' own constructor names its own keywords.
+    with pytest.raises(stoic.ConfigError) as info:
+        stoic.HedgingConfig(max_hedges=9)
     assert (info.value.code, info.value.field) == ("out_of_range", "max_hedges")
     with pytest.raises(stoic.ConfigError) as info:
         stoic.retry(hedging=0.05)  # type: ignore[call-overload]

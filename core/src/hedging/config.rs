@@ -62,6 +62,10 @@ impl Default for HedgeDelay {
 /// "quantile", "quantile": 0.95, "min_samples": 20, "samples": 100}}` or
 /// `{"delay": {"kind": "fixed", "after_ms": 50}}`; JavaScript writes
 /// `maxHedges`, `afterMs`, Python `after` in seconds, as for every section.
+/// [`HedgingConfig`] read as a call's `hedging` option
+/// ([`HedgingConfig::from_option`]).
+pub(crate) struct HedgingOption(pub(crate) HedgingConfig);
+
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HedgingConfig {
     /// Copies sent beyond the first, at most [`MAX_HEDGES`] (default 1).
@@ -95,6 +99,18 @@ impl HedgingConfig {
     /// A [`ConfigError`] carrying every problem, written for that caller.
     pub fn from_value(value: &Value, dialect: Dialect) -> Result<HedgingConfig, ConfigError> {
         schema::decode(value, dialect)
+    }
+
+    /// Reads the settings as a call's `hedging` option (`retry(fn, {
+    /// hedging })`, `hedging=`): `value` is the option's value, and every
+    /// error names the field from the option down (`hedging.maxHedges`,
+    /// `hedging.delay.after`), in `dialect`'s spelling.
+    ///
+    /// # Errors
+    /// As [`HedgingConfig::from_value`], the fields under `hedging`.
+    pub fn from_option(value: &Value, dialect: Dialect) -> Result<HedgingConfig, ConfigError> {
+        let doc = Value::Map(vec![("hedging".to_owned(), value.clone())]);
+        schema::decode::<HedgingOption>(&doc, dialect).map(|option| option.0)
     }
 
     /// The settings as a document in `dialect`, every default filled in.

@@ -25,7 +25,7 @@ use crate::time::Instant;
 /// spelt the same in every dialect).
 const NOT_HEDGEABLE_FIELD: &str = "idempotent";
 
-const NOT_HEDGEABLE: &str = "hedging sends copies of a call, so only a call that is safe to repeat is hedged: mark it idempotent (an idempotent method, or idempotent: true) or give it an idempotency key its server honours";
+const NOT_HEDGEABLE: &str = "hedging sends copies of a call, so only a call that is safe to repeat is hedged: mark it idempotent (an idempotent method, or the call's idempotent flag) or give it an idempotency key its server honours";
 
 impl Policy {
     /// Starts a logical operation that may be sent as several copies

@@ -55,7 +55,7 @@ def hedging_config(value: object) -> HedgingConfig | None:
     if value is None or isinstance(value, HedgingConfig):
         return value
     if isinstance(value, Mapping):
-        return HedgingConfig(**value)
+        return HedgingConfig.from_option(value)
     raise ConfigError(
         f"wrong_type: hedging: must be a dict of hedging settings or a HedgingConfig, "
         f"not {type(value).__name__}",

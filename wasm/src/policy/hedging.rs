@@ -7,7 +7,7 @@
 //! crossing; `hedgeStep` and `hedgeGiveUp` give the whole step as an object.
 
 use stoic_core::hedging::{HedgeStep, HedgedCall, HedgingConfig};
-use stoic_core::schema::{decode, Check, Dialect, Emit, Fields, Out, Section, Seg, Value};
+use stoic_core::schema::{Dialect, Emit, Out};
 use stoic_core::{CallSpec, Class, Decision, NetworkErrorKind, Outcome, WallClock};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
@@ -69,31 +69,11 @@ impl Hedges {
     }
 }
 
-/// The `hedging` option of `retry()` / `createFetch()` as the caller wrote
-/// it: read inside a document `{ hedging }`, so that every error names the
-/// field from the option down (`hedging.maxHedges`, `hedging.delay.kind`).
-struct HedgingOption(HedgingConfig);
-
-impl Section for HedgingOption {
-    fn read(f: &mut Fields<'_, '_>) -> Self {
-        HedgingOption(f.section("hedging", HedgingConfig::default()))
-    }
-
-    fn write(&self, o: &mut Out) {
-        o.section("hedging", &self.0);
-    }
-
-    fn check(&self, c: &mut Check) {
-        c.within(Seg::field("hedging"), |c| self.0.check(c));
-    }
-}
-
 /// Reads and checks a call's `hedging` option.
+/// Every error names the field from the option down (`hedging.maxHedges`,
+/// `hedging.delay.kind`).
 fn read_option(hedging: &JsValue) -> Result<HedgingConfig, JsValue> {
-    let doc = Value::Map(vec![("hedging".to_owned(), config_doc(hedging)?)]);
-    decode::<HedgingOption>(&doc, Dialect::JS)
-        .map(|option| option.0)
-        .map_err(|e| config_error(&e))
+    HedgingConfig::from_option(&config_doc(hedging)?, Dialect::JS).map_err(|e| config_error(&e))
 }
 
 /// Keeps `step` as the call's last and writes its figures to the area;

@@ -3,7 +3,7 @@
 use crate::budget::to_milli;
 use crate::deadline::MAX_TIMEOUT_MS;
 use crate::error::ConfigErrorCode;
-use crate::hedging::{HedgeDelay, HedgingConfig, MAX_HEDGES, MAX_SAMPLES};
+use crate::hedging::{HedgeDelay, HedgingConfig, HedgingOption, MAX_HEDGES, MAX_SAMPLES};
 use crate::key::float_text;
 use crate::schema::{Check, Fields, Out, Section, Seg};
 
@@ -21,6 +21,22 @@ impl DelayKind {
             DelayKind::Fixed => "fixed",
             DelayKind::Quantile => "quantile",
         }
+    }
+}
+
+/// The settings inside a document `{ hedging }`, so that every error
+/// names the field from the option down.
+impl Section for HedgingOption {
+    fn read(f: &mut Fields<'_, '_>) -> Self {
+        HedgingOption(f.section("hedging", HedgingConfig::default()))
+    }
+
+    fn write(&self, o: &mut Out) {
+        o.section("hedging", &self.0);
+    }
+
+    fn check(&self, c: &mut Check) {
+        c.within(Seg::field("hedging"), |c| self.0.check(c));
     }
 }
 
