@@ -15,7 +15,10 @@
 // of wasm), with the app at 89,733 (15,051 JS + 74,682 wasm). Raised to
 // 99,500 when the client build took in canonical JSON, the keys derived from
 // content and the agent Run (an agent's key must be the same in a page as in
-// Node and Python): the app at 98,555 (15,313 JS + 83,242 wasm).
+// Node and Python): the app at 98,555 (15,313 JS + 83,242 wasm). Raised to
+// 101,000 with the app at 99,021 (15,886 JS + 83,135 wasm): the hedging
+// option's checks and its not_in_build refusal (JS), and the config
+// reader's putting a misspelt key ahead of the key it was meant to be.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync, rmSync } from 'node:fs';
@@ -27,7 +30,7 @@ import { build } from 'esbuild';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, '..', 'dist');
-const CEILING = 99_500;
+const CEILING = 101_000;
 const GOAL = 40_000;
 
 const gz = (bytes) => gzipSync(bytes, { level: 9 }).length;

@@ -169,12 +169,50 @@ impl Check {
         }
     }
 
+    /// Where an unknown key beside a missing first one is (see [`Check::finish`]).
+    fn misspelt_key(&self) -> Option<usize> {
+        let first = self.problems.first()?;
+        let (parent, key) = split_last(first.field());
+        if first.code() != ConfigErrorCode::Required || key == "kind" {
+            return None;
+        }
+        self.problems.iter().position(|p| {
+            p.code() == ConfigErrorCode::UnknownField && split_last(p.field()).0 == parent
+        })
+    }
+
     /// Every problem as one error (the first's code and field), or `Ok`.
+    ///
+    /// When the first problem is a missing key and an unknown key sits
+    /// beside it, the unknown one leads: a misspelt key (`after` for
+    /// `afterMs`) is both, and the misspelling is what to fix, so the
+    /// error's own code and field name it. Not for a missing `kind`: a
+    /// tagged section without one knows none of its keys, and the kind is
+    /// what to add. Otherwise the problems keep the order they were found
+    /// in.
     ///
     /// # Errors
     /// The problems found.
     #[inline(never)]
-    pub fn finish(self) -> Result<(), ConfigError> {
+    pub fn finish(mut self) -> Result<(), ConfigError> {
+        if let Some(at) = self.misspelt_key() {
+            // Moved to the front, the others keeping their order (swaps:
+            // a slice rotation's code weighed more in the browser module).
+            for i in (1..=at).rev() {
+                self.problems.swap(i, i - 1);
+            }
+        }
         ConfigError::collect(self.problems).map_or(Ok(()), Err)
+    }
+}
+
+/// `field` as (the dotted path of its section, its own key).
+fn split_last(field: &str) -> (&str, &str) {
+    match field.bytes().rposition(|b| b == b'.') {
+        Some(dot) => (
+            field.get(..dot).unwrap_or(""),
+            field.get(dot + 1..).unwrap_or(""),
+        ),
+        None => ("", field),
     }
 }

@@ -194,14 +194,43 @@ fn rules_inside_a_tagged_section_name_their_own_field() {
         Dialect::JS,
     );
     let fields: Vec<&str> = missing.iter().map(|(_, f, _)| f.as_str()).collect();
+    // The key that does not belong leads (it is what the caller wrote
+    // wrong), then the keys the kind needs, in order.
     assert_eq!(
         fields,
         [
+            "breaker.trip.threshold",
             "breaker.trip.window",
             "breaker.trip.failureRate",
             "breaker.trip.minimumThroughput",
-            "breaker.trip.threshold"
         ]
+    );
+}
+
+#[test]
+fn a_misspelt_key_leads_over_the_key_it_was_meant_to_be() {
+    let found = problems(
+        r#"{"seed": 1, "breaker": {"trip": {"kind": "failure_rate", "windw": {"kind": "count", "size": 10}, "failure_rate": 0.5, "minimum_throughput": 5}}}"#,
+        Dialect::JS,
+    );
+    let first = found
+        .first()
+        .map(|(code, field, _)| (*code, field.as_str()));
+    assert_eq!(
+        first,
+        Some((ConfigErrorCode::UnknownField, "breaker.trip.windw"))
+    );
+    // A missing key with no unknown one beside it is the error.
+    let found = problems(
+        r#"{"seed": 1, "breaker": {"trip": {"kind": "failure_rate"}}}"#,
+        Dialect::JS,
+    );
+    let first = found
+        .first()
+        .map(|(code, field, _)| (*code, field.as_str()));
+    assert_eq!(
+        first,
+        Some((ConfigErrorCode::Required, "breaker.trip.window"))
     );
 }
 
