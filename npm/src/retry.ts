@@ -63,7 +63,8 @@ export interface RetryOptions<T> {
    * `fn` gets each copy's number as `attempt.attempt` and a signal that
    * aborts when another copy wins. Only a call safe to repeat is hedged:
    * `idempotent: false` without an `idempotencyKey` is refused. `null` or
-   * `false`: not hedged.
+   * `false`: not hedged. A policy reads the same settings object once:
+   * pass a new object to change them.
    */
   hedging?: HedgingConfig | false | null;
   /** Called when a hedge (a copy after the first) goes out. */

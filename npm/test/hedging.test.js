@@ -304,3 +304,14 @@ test('hedging settings are checked by the core, their errors naming the field fr
   assert.equal(await retry((attempt) => (seen.push(attempt.attempt), 'plain'), { policy, hedging: false }), 'plain');
   assert.deepEqual(seen, [1, 1]);
 });
+
+test('a policy reads one hedging object once: the same object again is not read again, a new one is', async () => {
+  const policy = new Policy({ seed: 11 });
+  const hedging = { delay: { kind: 'fixed', afterMs: 10_000 } };
+  assert.equal(await retry(() => 'first', { policy, hedging }), 'first');
+  // Changed in place after its first use: the policy keeps what it read.
+  hedging.maxHedges = 9;
+  assert.equal(await retry(() => 'again', { policy, hedging }), 'again');
+  // A new object is read, and checked.
+  await assert.rejects(retry(() => 'never', { policy, hedging: { ...hedging } }), (error) => error instanceof ConfigError && error.code === 'out_of_range' && error.field === 'hedging.maxHedges');
+});
