@@ -49,8 +49,8 @@ pub fn goodput(p: &LimiterParams, s: &PhaseStats, i: usize) -> f64 {
 /// 5. (the rule) the min RTT is a median, not the fastest answer: no
 ///    baseline of the run is below 0.75x the unloaded median;
 /// 6. (the rule) but for a server this narrow, re-measurements at up to
-///    half the limit in flight include queueing: the highest baseline is
-///    above 1.25x the unloaded median;
+///    `min_limit` (3) in flight still include queueing (3 requests on 2
+///    workers): the highest baseline is above 1.25x the unloaded median;
 /// 7. (the rule) so at half capacity the limit grows past the demand and
 ///    rejects (almost) nothing (under 1 %);
 /// 8. (the rule) near capacity (the phase before the peak) it trades
@@ -146,7 +146,7 @@ pub fn check(
         format!("lowest min RTT {lo} ms against an unloaded median of {p50:.1} ms"),
     ));
     out.push(Finding::new(
-        "(rule) for a server this narrow, re-measurements at up to half the limit in flight include queueing: the highest baseline is above 1.25x the unloaded median",
+        "(rule) for a server this narrow, re-measurements at up to min_limit (3) in flight still include queueing: the highest baseline is above 1.25x the unloaded median",
         hi_ms > 1.25 * p50,
         format!("highest min RTT {hi} ms ({:.2}x)", hi_ms / p50),
     ));

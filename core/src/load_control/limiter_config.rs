@@ -46,7 +46,7 @@ pub enum LimitAlgorithm {
         /// step; read to thousandths.
         probe_jitter: f64,
         /// Latencies a min-RTT measurement takes its percentile of (sent
-        /// with at most half the limit in flight, for a re-measurement).
+        /// with at most `min_limit` in flight, for a re-measurement).
         probe_samples: u32,
     },
     /// Additive increase, multiplicative decrease on drops (429, 503,

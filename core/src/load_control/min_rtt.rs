@@ -32,13 +32,23 @@
 //! - Measured at full load, the baseline includes queueing, and each
 //!   re-measurement can raise it a little more (envoy #11579), so the
 //!   limit rises with it. Here a re-measurement takes only latencies of
-//!   requests sent while at most half the limit (or `min_limit`) was in
-//!   flight, which a saturated client does not send; if it has not
+//!   requests sent while at most `min_limit` were in flight, which a
+//!   saturated client does not send; if it has not
 //!   collected `probe_samples` of them within one probe interval it is
 //!   dropped and the old baseline stays. A baseline that really rose makes
 //!   the gradient shrink the limit until such requests are sent, and the
 //!   re-measurement then completes. The first measurement, with nothing
 //!   to compare against yet, takes every latency.
+//! - Not "at most half the limit", as before: on a server two wide, a
+//!   limit of 5-25 let requests sent at 3-12 in flight count as quiet, so
+//!   they queued and re-measurements learnt 1.6-6x the unloaded median
+//!   (the simulator's Netflix example, seeds 1-16), and the limit rose
+//!   with them. The cost: a client that always keeps more than
+//!   `min_limit` in flight (a wide server, busy) never completes a
+//!   re-measurement, so a faster dependency goes unlearnt and a slower
+//!   one is learnt only after the gradient has shrunk the limit to
+//!   where such requests are sent (Envoy pins the limit to its minimum
+//!   instead; this never touches the limit).
 //! - A fleet started together would probe in step; each wait is
 //!   lengthened by a draw from the caller's seed, up to `probe_jitter` of
 //!   the interval.
@@ -123,7 +133,7 @@ impl MinRtt {
     }
 
     /// Takes a success's latency (at least 1 ms). `quiet`: it was sent with
-    /// at most half the limit in flight, so a re-measurement takes it (the
+    /// at most `min_limit` in flight, so a re-measurement takes it (the
     /// first measurement takes every sample). Outside a measurement a
     /// latency teaches the baseline nothing.
     pub(super) fn sample(&mut self, now: Instant, latency_ms: u64, quiet: bool, p: ProbeParams) {

@@ -9,7 +9,7 @@ the limiter written from its documented rules, not from the Rust code:
   else ``floor(L*g + sqrt(L*g))`` within ``[min_limit, max_limit]``;
 - the min RTT: the same percentile of ``probe_samples`` latencies (every
   latency for the first measurement; for a re-measurement only those sent
-  with at most ``max(min_limit, limit // 2)`` in flight), changed only
+  with at most ``min_limit`` in flight), changed only
   when a measurement completes; the next one starts ``probe_interval +
   SplitMix64.below(probe_interval * jitter + 1)`` later; one that has not
   completed within a probe interval is dropped.
@@ -132,7 +132,7 @@ class Limiter:
         if kind == "success":
             if len(self.samples) < 1000:
                 self.samples.append(max(ms, 1))
-            quiet = permit[1] <= max(self.lo, permit[2] // 2)
+            quiet = permit[1] <= self.lo
             self.min_rtt_sample(now, ms, quiet)
         if kind == "dropped":
             self.dropped = True
