@@ -12,7 +12,6 @@ use std::collections::BTreeMap;
 use serde_json::{json, Value};
 use stoic_core::hedging::{HedgeStep, HedgedCall, HedgingConfig};
 use stoic_core::hints::server_hint;
-use stoic_core::schema::Dialect;
 use stoic_core::{CallSpec, Class, Config, Instant, Method, NetworkErrorKind, Outcome, Policy};
 
 const FILE: &str = "hedging.json";
@@ -267,27 +266,6 @@ fn hedging_scenarios() {
 #[test]
 fn hedging_config_errors() {
     let doc = load();
-    let cases = doc["config_errors"].as_array().unwrap();
-    assert!(cases.len() >= 8);
-    for case in cases {
-        let input = stoic_core::schema::Value::from_json(&case["hedging"].to_string()).unwrap();
-        for (dialect, spelling) in [(Dialect::RUST, "field"), (Dialect::JS, "field_js")] {
-            let error = HedgingConfig::from_value(&input, dialect).unwrap_err();
-            let want = case.get(spelling).unwrap_or(&case["field"]);
-            assert_eq!(
-                (json!(error.code().as_str()), json!(error.field())),
-                (case["code"].clone(), want.clone()),
-                "{}: {error}",
-                case["hedging"]
-            );
-        }
-    }
-    // What the file writes as valid reads back as written, every default
-    // filled in.
-    for valid in doc["valid"].as_array().unwrap() {
-        let config = HedgingConfig::from_json(&valid["hedging"].to_string()).unwrap();
-        let written = stoic_core::schema::emit_json(&config, Dialect::RUST);
-        let written: Value = serde_json::from_str(&written).unwrap();
-        assert_eq!(written, valid["resolved"], "{}", valid["hedging"]);
-    }
+    let cases = vectors::run_section_cases::<HedgingConfig>(&doc, "hedging");
+    assert!(cases >= 8, "only {cases} config errors");
 }

@@ -15,7 +15,6 @@ use serde_json::{json, Value};
 use stoic_core::load_control::{
     Acquired, LimitOutcome, Limiter, LimiterConfig, Permit, QueueEvent, Ticket,
 };
-use stoic_core::schema::Dialect;
 use stoic_core::Instant;
 
 const FILE: &str = "core_only/limiter.json";
@@ -261,28 +260,6 @@ fn limiter_scenarios() {
 #[test]
 fn limiter_config_errors() {
     let doc = vectors::load(FILE, "limiter");
-    let cases = doc["config_errors"].as_array().unwrap();
-    assert!(cases.len() >= 10);
-    for case in cases {
-        let input = stoic_core::schema::Value::from_json(&case["limiter"].to_string()).unwrap();
-        for (dialect, spelling) in [(Dialect::RUST, "field"), (Dialect::JS, "field_js")] {
-            let error = LimiterConfig::from_value(&input, dialect).unwrap_err();
-            let want = case.get(spelling).unwrap_or(&case["field"]);
-            assert_eq!(
-                (json!(error.code().as_str()), json!(error.field())),
-                (case["code"].clone(), want.clone()),
-                "{}: {error}",
-                case["limiter"]
-            );
-        }
-    }
-    for valid in doc["valid"].as_array().unwrap() {
-        let config = LimiterConfig::from_json(&valid["limiter"].to_string()).unwrap();
-        assert_eq!(
-            vectors::wire(&config),
-            valid["resolved"],
-            "{}",
-            valid["limiter"]
-        );
-    }
+    let cases = vectors::run_section_cases::<LimiterConfig>(&doc, "limiter");
+    assert!(cases >= 10, "only {cases} config errors");
 }

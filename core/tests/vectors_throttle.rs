@@ -13,7 +13,6 @@ mod vectors;
 
 use serde_json::{json, Map, Value};
 use stoic_core::load_control::{Throttle, ThrottleConfig};
-use stoic_core::schema::Dialect;
 use stoic_core::{Class, Instant};
 
 const FILE: &str = "core_only/throttle.json";
@@ -133,28 +132,6 @@ fn throttle_scenarios() {
 #[test]
 fn throttle_config_errors() {
     let doc = vectors::load(FILE, "throttle");
-    let cases = doc["config_errors"].as_array().unwrap();
-    assert!(cases.len() >= 8);
-    for case in cases {
-        let input = stoic_core::schema::Value::from_json(&case["throttle"].to_string()).unwrap();
-        for (dialect, spelling) in [(Dialect::RUST, "field"), (Dialect::JS, "field_js")] {
-            let error = ThrottleConfig::from_value(&input, dialect).unwrap_err();
-            let want = case.get(spelling).unwrap_or(&case["field"]);
-            assert_eq!(
-                (json!(error.code().as_str()), json!(error.field())),
-                (case["code"].clone(), want.clone()),
-                "{}: {error}",
-                case["throttle"]
-            );
-        }
-    }
-    for valid in doc["valid"].as_array().unwrap() {
-        let config = ThrottleConfig::from_json(&valid["throttle"].to_string()).unwrap();
-        assert_eq!(
-            vectors::wire(&config),
-            valid["resolved"],
-            "{}",
-            valid["throttle"]
-        );
-    }
+    let cases = vectors::run_section_cases::<ThrottleConfig>(&doc, "throttle");
+    assert!(cases >= 8, "only {cases} config errors");
 }

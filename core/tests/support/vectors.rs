@@ -69,3 +69,37 @@ pub(crate) fn shape<T: stoic_core::schema::Section>(value: &Value) -> T {
     check.finish().unwrap_or_else(|e| panic!("{value}: {e}"));
     item
 }
+
+/// A standalone section's `config_errors` and `valid` cases, each document
+/// under `key`: every invalid one is refused with the case's `code` at its
+/// field, in the Rust and the JS spelling (`field`, and `field_js` where the
+/// two differ); every valid one reads back as `resolved`, its defaults
+/// filled in. Returns how many invalid cases ran.
+#[allow(dead_code)]
+pub(crate) fn run_section_cases<T: stoic_core::schema::Section>(doc: &Value, key: &str) -> usize {
+    use stoic_core::schema::{decode, Dialect};
+    let cases = doc["config_errors"].as_array().unwrap();
+    for case in cases {
+        let input = stoic_core::schema::Value::from_json(&case[key].to_string()).unwrap();
+        for (dialect, spelling) in [(Dialect::RUST, "field"), (Dialect::JS, "field_js")] {
+            let Err(error) = decode::<T>(&input, dialect) else {
+                panic!("{}: accepted", case[key]);
+            };
+            let want = case.get(spelling).unwrap_or(&case["field"]);
+            assert_eq!(
+                (
+                    Value::from(error.code().as_str()),
+                    Value::from(error.field())
+                ),
+                (case["code"].clone(), want.clone()),
+                "{}: {error}",
+                case[key]
+            );
+        }
+    }
+    for valid in doc["valid"].as_array().unwrap() {
+        let config: T = read(&valid[key]).unwrap_or_else(|e| panic!("{}: {e}", valid[key]));
+        assert_eq!(wire(&config), valid["resolved"], "{}", valid[key]);
+    }
+    cases.len()
+}
