@@ -16,17 +16,16 @@
  */
 import { Abi } from './abi.generated.js';
 import { AttemptContext } from './attempt.js';
-import { classIndexOf, networkIndex } from './codes.js';
 import { RetryError } from './errors.js';
-import { httpStatus, invalidValue, optionalText, optionalWellFormed, shown, time, wellFormed } from './guard.js';
-import { packHeaders } from './headers.js';
+import { optionalWellFormed, wellFormed } from './guard.js';
 import type { HedgedSpec, HedgeOptions } from './hedging.js';
 import { hookFailed } from './hooks.js';
 import { givenUp, type GiveUpInfo, isResponse, isThenable, type Steps } from './loop.js';
-import { checked, type Policy } from './policy.js';
+import { NumberArea } from './plan.js';
+import { checked, encodeOutcome, encoded, type Policy } from './policy.js';
 import type { GiveUp, HedgingConfig, Outcome } from './types.js';
 import { bounded } from './watch.js';
-import { wasmMemory, type CorePolicy } from './wasm/stoic_wasm.js';
+import type { CorePolicy } from './wasm/stoic_wasm.js';
 
 /** One copy on its way. */
 interface Copy<V> {
@@ -88,7 +87,8 @@ export function runHedged<V>(
 
 class HedgedLoop<V> {
   readonly #core: CorePolicy;
-  readonly #area: HedgeArea;
+  /** The last step's figures (`CorePolicy.hedgeArea`), read without a call. */
+  readonly #area: NumberArea;
   /** Copies sent whose result has not been taken, by number. */
   readonly #running = new Map<number, Copy<V>>();
   /** Results not yet reported, oldest first. */
@@ -110,8 +110,9 @@ class HedgedLoop<V> {
     private readonly options: HedgeOptions,
     private readonly now: () => number,
   ) {
-    this.#core = policy.core;
-    this.#area = new HedgeArea(this.#core);
+    const core = policy.core;
+    this.#core = core;
+    this.#area = new NumberArea(() => core.hedgeArea(), Abi.HEDGE_SLOTS);
   }
 
   async run(): Promise<V> {
@@ -345,59 +346,12 @@ function release(value: unknown): void {
 }
 
 /**
- * Reports copy `copy`'s outcome (undefined: a success) as `report` does a
- * plain call's; returns the core's step.
+ * Reports copy `copy`'s outcome (undefined: a success), checked and
+ * encoded as a plain call's is (`encodeOutcome`); returns the core's step.
  */
 function reportCopy(policy: Policy, handle: number, copy: number, outcome: Outcome | undefined, now: number): number {
+  const kind = outcome === undefined ? Abi.COPY_SUCCESS : encodeOutcome(policy, outcome);
   const core = policy.core;
-  if (outcome === undefined) return checked(core.hedgeOutcome(handle, copy, now, Abi.COPY_SUCCESS, 0, -1, -1, -1));
-  switch (outcome.kind) {
-    case 'success':
-      return checked(core.hedgeOutcome(handle, copy, now, Abi.COPY_SUCCESS, 0, -1, -1, -1));
-    case 'status': {
-      const status = httpStatus(outcome.status);
-      const headers = core.readsHints(status) ? packHeaders(outcome.headers) : undefined;
-      const text = policy.text.write(headers, optionalText(outcome.detail, 'detail'));
-      const given = outcome.wallNowMs;
-      const wall = given === null || (given === undefined && headers === undefined) ? -1 : time(given ?? policy.wallNow(), 'wallNowMs');
-      return checked(core.hedgeOutcome(handle, copy, now, Abi.COPY_STATUS, status, wall, text.a, text.b));
-    }
-    case 'network': {
-      const index = networkIndex(outcome.network);
-      if (index < 0) throw invalidValue(`unknown network error kind: ${shown(outcome.network)}`, 'network');
-      const detail = policy.text.write(optionalText(outcome.detail, 'detail')).a;
-      return checked(core.hedgeOutcome(handle, copy, now, Abi.COPY_NETWORK, index, -1, Abi.ABSENT_TEXT, detail));
-    }
-    case 'rejected':
-    case 'error': {
-      const index = classIndexOf(outcome.class);
-      if (index < 0) throw invalidValue(`unknown class: ${shown(outcome.class)}`, 'class');
-      const detail = policy.text.write(optionalText(outcome.detail, 'detail')).a;
-      const kind = outcome.kind === 'error' ? Abi.COPY_RAISED : Abi.COPY_REJECTED;
-      return checked(core.hedgeOutcome(handle, copy, now, kind, index, -1, Abi.ABSENT_TEXT, detail));
-    }
-    default:
-      throw invalidValue(`unknown outcome kind: ${shown((outcome as { kind: unknown }).kind)}`, 'kind');
-  }
-}
-
-/** The hedge area (`CorePolicy.hedgeArea`): the last step's figures, read without a call. */
-class HedgeArea {
-  readonly #core: CorePolicy;
-  #view: Float64Array | undefined;
-
-  constructor(core: CorePolicy) {
-    this.#core = core;
-  }
-
-  view(): Float64Array {
-    let view = this.#view;
-    // A grown memory detaches old views (their length reads 0).
-    if (view === undefined || view.length === 0) {
-      const memory = wasmMemory() as WebAssembly.Memory;
-      view = new Float64Array(memory.buffer, this.#core.hedgeArea(), Abi.HEDGE_SLOTS);
-      this.#view = view;
-    }
-    return view;
-  }
+  if (kind === Abi.COPY_SUCCESS) return checked(core.hedgeOutcome(handle, copy, now, kind, 0, -1, -1, -1));
+  return checked(core.hedgeOutcome(handle, copy, now, kind, encoded.code, encoded.wall, encoded.a, encoded.b));
 }

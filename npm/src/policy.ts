@@ -499,41 +499,82 @@ export function checked(code: number): number {
 }
 
 /**
+ * An outcome's figures as the core's methods take them, written by
+ * `encodeOutcome`: the status, network kind or class index (`code`), the
+ * wall clock for an HTTP-date hint (`wall`, -1: not read), and the byte
+ * lengths of the headers (`a`) and the detail (`b`) in the text area. One
+ * object reused: this runs on every failed attempt.
+ * @internal
+ */
+export const encoded = { code: 0, wall: -1, a: Abi.ABSENT_TEXT as number, b: Abi.ABSENT_TEXT as number };
+
+/**
+ * Checks `outcome`, writes its texts to the text area and its figures to
+ * `encoded`, and returns its kind as a `COPY_*` code. What a plain call
+ * (`report`) and a hedged call's copy (hedge.ts) both report.
+ * @internal
+ */
+export function encodeOutcome(policy: Policy, outcome: Outcome): number {
+  switch (outcome.kind) {
+    case 'success':
+      return Abi.COPY_SUCCESS;
+    case 'status': {
+      const status = httpStatus(outcome.status);
+      // Only a status the policy may retry has its headers read (for the server's hints).
+      const headers = policy.core.readsHints(status) ? packHeaders(outcome.headers) : undefined;
+      const text = policy.text.write(headers, optionalText(outcome.detail, 'detail'));
+      // The wall clock dates an HTTP-date hint: read only when headers are.
+      const given = outcome.wallNowMs;
+      encoded.code = status;
+      encoded.wall = given === null || (given === undefined && headers === undefined) ? -1 : time(given ?? policy.wallNow(), 'wallNowMs');
+      encoded.a = text.a;
+      encoded.b = text.b;
+      return Abi.COPY_STATUS;
+    }
+    case 'network': {
+      const index = networkIndex(outcome.network);
+      if (index < 0) throw invalidValue(`unknown network error kind: ${shown(outcome.network)}`, 'network');
+      encodeDetail(policy, index, outcome.detail);
+      return Abi.COPY_NETWORK;
+    }
+    case 'rejected':
+    case 'error': {
+      const index = classIndexOf(outcome.class);
+      if (index < 0) throw invalidValue(`unknown class: ${shown(outcome.class)}`, 'class');
+      encodeDetail(policy, index, outcome.detail);
+      return outcome.kind === 'error' ? Abi.COPY_RAISED : Abi.COPY_REJECTED;
+    }
+    default:
+      throw invalidValue(`unknown outcome kind: ${shown((outcome as { kind: unknown }).kind)}`, 'kind');
+  }
+}
+
+/** An outcome without a response: its code, and its detail as the only text (at the area's start). */
+function encodeDetail(policy: Policy, code: number, detail: unknown): void {
+  encoded.code = code;
+  encoded.wall = -1;
+  encoded.a = Abi.ABSENT_TEXT;
+  encoded.b = policy.text.write(undefined, optionalText(detail, 'detail')).b;
+}
+
+/**
  * Reports an outcome for call `handle`; returns the decision kind
  * (0 done, 1 retry, 2 give up).
  * @internal
  */
 export function report(policy: Policy, handle: number, outcome: Outcome, now: number): number {
   const core = policy.core;
-  switch (outcome.kind) {
-    case 'success':
+  switch (encodeOutcome(policy, outcome)) {
+    case Abi.COPY_SUCCESS:
       return checked(core.onSuccess(handle, now));
-    case 'status': {
-      const status = httpStatus(outcome.status);
-      // Only a status the policy may retry has its headers read (for the server's hints).
-      const headers = core.readsHints(status) ? packHeaders(outcome.headers) : undefined;
-      const text = policy.text.write(headers, optionalText(outcome.detail, 'detail'));
-      // The wall clock dates an HTTP-date hint: read only when headers are.
-      const given = outcome.wallNowMs;
-      const wall = given === null || (given === undefined && headers === undefined) ? -1 : time(given ?? policy.wallNow(), 'wallNowMs');
-      return checked(core.onStatus(handle, now, status, wall, text.a, text.b));
-    }
-    case 'network': {
-      const index = networkIndex(outcome.network);
-      if (index < 0) throw invalidValue(`unknown network error kind: ${shown(outcome.network)}`, 'network');
-      return checked(core.onNetwork(handle, now, index, policy.text.write(optionalText(outcome.detail, 'detail')).a));
-    }
-    case 'rejected':
-    case 'error': {
-      const index = classIndexOf(outcome.class);
-      if (index < 0) throw invalidValue(`unknown class: ${shown(outcome.class)}`, 'class');
-      const detail = policy.text.write(optionalText(outcome.detail, 'detail')).a;
-      return checked(
-        outcome.kind === 'error' ? core.onRaised(handle, now, index, detail) : core.onRejected(handle, now, index, detail),
-      );
-    }
+    case Abi.COPY_STATUS:
+      return checked(core.onStatus(handle, now, encoded.code, encoded.wall, encoded.a, encoded.b));
+    case Abi.COPY_NETWORK:
+      return checked(core.onNetwork(handle, now, encoded.code, encoded.b));
+    case Abi.COPY_RAISED:
+      return checked(core.onRaised(handle, now, encoded.code, encoded.b));
     default:
-      throw invalidValue(`unknown outcome kind: ${shown((outcome as { kind: unknown }).kind)}`, 'kind');
+      return checked(core.onRejected(handle, now, encoded.code, encoded.b));
   }
 }
 
