@@ -203,7 +203,8 @@ export const enum Abi {
   HEDGE_CANCEL = 3,
 
   /**
-   * What ended a copy of a hedged call (`hedgeOutcome`'s `kind`): a
+   * What ended an attempt or a hedged call's copy (`hedgeOutcome`'s
+   * `kind`, and how the host and the binding encode every outcome): a
    * success...
    */
   COPY_SUCCESS = 0,

@@ -131,7 +131,8 @@ abi! {
     /// The slot of the copies to cancel: bit `n - 1` for copy `n`.
     pub const HEDGE_CANCEL: usize = 3;
 
-    /// What ended a copy of a hedged call (`hedgeOutcome`'s `kind`): a
+    /// What ended an attempt or a hedged call's copy (`hedgeOutcome`'s
+    /// `kind`, and how the host and the binding encode every outcome): a
     /// success...
     pub const COPY_SUCCESS: u32 = 0;
     /// ...a response's status (the code: the status; headers then detail

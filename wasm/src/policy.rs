@@ -6,8 +6,7 @@
 //! opens (`close`), and wraps public `Call` objects in a finalizer.
 
 use stoic_core::{
-    Admission, Call, CallSpec, CallStep, Class, Config, Decision, NetworkErrorKind, Outcome,
-    Policy, WallClock,
+    Admission, Call, CallSpec, CallStep, Config, Decision, Outcome, Policy, WallClock,
 };
 
 use stoic_core::schema::sections::Overrides;
@@ -16,7 +15,7 @@ use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::abi::{
-    header_pairs, INVALID_CODE, MISUSE, RAISED_SUCCESS, REJECTED_SUCCESS, TEXT_AREA_BYTES,
+    ABSENT_TEXT, COPY_NETWORK, COPY_RAISED, COPY_REJECTED, COPY_STATUS, MISUSE, TEXT_AREA_BYTES,
     UNKNOWN_CALL,
 };
 use crate::errors::config_error;
@@ -31,6 +30,7 @@ use crate::value::{js_emit, MAX_SAFE_INTEGER};
 use areas::{admit, keep, Plan, NO_PLAN};
 pub use boundary::boundary_error;
 use boundary::unknown_call;
+use reported::reported;
 
 mod areas;
 mod boundary;
@@ -38,6 +38,7 @@ mod boundary;
 pub(crate) mod fleet;
 #[cfg(feature = "hedging")]
 pub(crate) mod hedging;
+mod reported;
 mod shared_state;
 #[cfg(feature = "snapshot")]
 mod snapshot;
@@ -382,10 +383,19 @@ impl CorePolicy {
             .map_or(JsValue::NULL, |item| js_emit(item))
     }
 
-    /// Decides a failure without a response (`onNetwork`, `onRejected`),
-    /// whose detail (`detail_len` bytes, -1: none) is at the start of the
-    /// text area.
-    fn on_failure(&mut self, handle: u32, now: f64, outcome: Outcome<'_>, detail_len: i32) -> u32 {
+    /// Reports attempt `handle`'s outcome as the host gave it (see
+    /// [`reported`]); answers the decision kind, or a misuse code.
+    #[allow(clippy::too_many_arguments)] // the host's numbers, one per argument
+    fn report(
+        &mut self,
+        handle: u32,
+        now: f64,
+        kind: u32,
+        code: u32,
+        wall: f64,
+        headers_len: i32,
+        detail_len: i32,
+    ) -> u32 {
         let CorePolicy {
             inner,
             calls,
@@ -393,10 +403,9 @@ impl CorePolicy {
             plan,
             ..
         } = self;
-        let detail = text_at(text, 0, detail_len);
-        let outcome = match detail {
-            Some(detail) => outcome.with_detail(detail),
-            None => outcome,
+        let outcome = match reported(inner, text, kind, code, wall, headers_len, detail_len) {
+            Ok(outcome) => outcome,
+            Err(code) => return code,
         };
         let Some(slot) = open(calls, handle) else {
             return UNKNOWN_CALL;
@@ -439,48 +448,46 @@ impl CorePolicy {
         headers_len: i32,
         detail_len: i32,
     ) -> u32 {
-        let wall = (wall >= 0.0).then(|| WallClock::from_unix_millis(ms(wall)));
-        let CorePolicy {
-            inner,
-            calls,
-            text,
-            plan,
-            ..
-        } = self;
-        let headers = text_at(text, 0, headers_len).unwrap_or_default();
-        let detail = text_at(text, step(headers_len), detail_len);
-        let mut outcome = inner.response_outcome(status, header_pairs(headers), wall);
-        if let Some(detail) = detail {
-            outcome = outcome.with_detail(detail);
-        }
-        let Some(slot) = open(calls, handle) else {
-            return UNKNOWN_CALL;
-        };
-        decide(inner, plan, slot, now, outcome)
+        let code = u32::from(status);
+        self.report(
+            handle,
+            now,
+            COPY_STATUS,
+            code,
+            wall,
+            headers_len,
+            detail_len,
+        )
     }
 
     /// A failure without a response; `kind` indexes `networkKinds()`; the
     /// detail (`detail_len` bytes, -1: none) is at the start of the text area.
     #[wasm_bindgen(js_name = onNetwork)]
     pub fn on_network(&mut self, handle: u32, now: f64, kind: u32, detail_len: i32) -> u32 {
-        let Some(kind) = NetworkErrorKind::ALL.get(kind as usize).copied() else {
-            return INVALID_CODE;
-        };
-        self.on_failure(handle, now, Outcome::network(kind), detail_len)
+        self.report(
+            handle,
+            now,
+            COPY_NETWORK,
+            kind,
+            -1.0,
+            ABSENT_TEXT,
+            detail_len,
+        )
     }
 
     /// The host rejected the result as a failure of a class; `class` indexes
     /// `classes()`; the detail is at the start of the text area.
     #[wasm_bindgen(js_name = onRejected)]
     pub fn on_rejected(&mut self, handle: u32, now: f64, class: u32, detail_len: i32) -> u32 {
-        let Some(class) = Class::ALL.get(class as usize).copied() else {
-            return INVALID_CODE;
-        };
-        let outcome = Outcome::rejected(class);
-        if outcome.check().is_err() {
-            return REJECTED_SUCCESS;
-        }
-        self.on_failure(handle, now, outcome, detail_len)
+        self.report(
+            handle,
+            now,
+            COPY_REJECTED,
+            class,
+            -1.0,
+            ABSENT_TEXT,
+            detail_len,
+        )
     }
 
     /// The caller's own code raised an exception the host classified as
@@ -488,14 +495,15 @@ impl CorePolicy {
     /// of the text area.
     #[wasm_bindgen(js_name = onRaised)]
     pub fn on_raised(&mut self, handle: u32, now: f64, class: u32, detail_len: i32) -> u32 {
-        let Some(class) = Class::ALL.get(class as usize).copied() else {
-            return INVALID_CODE;
-        };
-        let outcome = Outcome::raised(class);
-        if outcome.check().is_err() {
-            return RAISED_SUCCESS;
-        }
-        self.on_failure(handle, now, outcome, detail_len)
+        self.report(
+            handle,
+            now,
+            COPY_RAISED,
+            class,
+            -1.0,
+            ABSENT_TEXT,
+            detail_len,
+        )
     }
 
     /// The call's last decision's delay if it was a retry, else -1.

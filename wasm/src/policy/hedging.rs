@@ -8,22 +8,21 @@
 
 use stoic_core::hedging::{HedgeStep, HedgedCall, HedgingConfig};
 use stoic_core::schema::{Dialect, Emit, Out};
-use stoic_core::{CallSpec, Class, Decision, NetworkErrorKind, Outcome, WallClock};
+use stoic_core::{CallSpec, Decision};
 use wasm_bindgen::prelude::wasm_bindgen;
 use wasm_bindgen::JsValue;
 
 use crate::abi::{
-    header_pairs, COPY_NETWORK, COPY_RAISED, COPY_REJECTED, COPY_STATUS, COPY_SUCCESS,
     HEDGE_CANCEL, HEDGE_COPY, HEDGE_DONE, HEDGE_GIVE_UP, HEDGE_SEND, HEDGE_SLOTS, HEDGE_TIMEOUT_MS,
-    HEDGE_UNTIL_MS, HEDGE_WAIT, INVALID_CODE, NO_MS, RAISED_SUCCESS, REJECTED_SUCCESS,
-    UNKNOWN_CALL,
+    HEDGE_UNTIL_MS, HEDGE_WAIT, NO_MS, UNKNOWN_CALL,
 };
 use crate::errors::config_error;
 use crate::text::{step, text_at};
-use crate::units::{instant, ms, opt_ms};
+use crate::units::{instant, opt_ms};
 use crate::value::{config_doc, js_emit, read_config};
 
 use super::boundary::unknown_call;
+use super::reported::reported;
 use super::CorePolicy;
 
 /// A hedged call and the last step the core answered about it.
@@ -209,41 +208,9 @@ impl CorePolicy {
             text,
             ..
         } = self;
-        let detail = text_at(text, step(headers_len), detail_len);
-        let class = || Class::ALL.get(code as usize).copied();
-        let outcome = match kind {
-            COPY_SUCCESS => Outcome::success(),
-            COPY_STATUS => {
-                let Ok(status) = u16::try_from(code) else {
-                    return INVALID_CODE;
-                };
-                let headers = text_at(text, 0, headers_len).unwrap_or_default();
-                let wall = (wall >= 0.0).then(|| WallClock::from_unix_millis(ms(wall)));
-                inner.response_outcome(status, header_pairs(headers), wall)
-            }
-            COPY_NETWORK => match NetworkErrorKind::ALL.get(code as usize) {
-                Some(network) => Outcome::network(*network),
-                None => return INVALID_CODE,
-            },
-            COPY_RAISED | COPY_REJECTED => {
-                let Some(class) = class() else {
-                    return INVALID_CODE;
-                };
-                let (outcome, refused) = if kind == COPY_RAISED {
-                    (Outcome::raised(class), RAISED_SUCCESS)
-                } else {
-                    (Outcome::rejected(class), REJECTED_SUCCESS)
-                };
-                if outcome.check().is_err() {
-                    return refused;
-                }
-                outcome
-            }
-            _ => return INVALID_CODE,
-        };
-        let outcome = match detail {
-            Some(detail) => outcome.with_detail(detail),
-            None => outcome,
+        let outcome = match reported(inner, text, kind, code, wall, headers_len, detail_len) {
+            Ok(outcome) => outcome,
+            Err(code) => return code,
         };
         let Hedges { calls, area, .. } = hedges;
         let Some(hedged) = calls.get_mut(handle as usize).and_then(Option::as_mut) else {
