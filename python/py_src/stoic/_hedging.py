@@ -35,8 +35,8 @@ from ._classify import classify_exception, classify_result, exception_detail
 from ._clock import Clock
 from ._deadline import bounded
 from ._errors import ConfigError, RetryError
-from ._records import deliver
 from ._runtime import Settings, failure, stopped, tell
+from ._steps import delivering
 from ._stoic import HedgedCall, HedgingConfig
 from .testing import runtime
 
@@ -134,7 +134,7 @@ async def run_hedged(
                 # The copy just reported won: its value is the answer.
                 return last_result
             else:  # give_up
-                _deliver(s)
+                delivering(s)
                 if last_exception is not None:
                     tell("on_give_up", s.on_give_up, call, last_exception, None)  # type: ignore[arg-type]
                     error = failure(call, s, last_exception)  # type: ignore[arg-type]
@@ -160,7 +160,7 @@ async def run_hedged(
                     await _discard(task.result(), s.adiscard)
         if not call.finished:
             call.cancel(clock.monotonic())
-        _deliver(s)
+        delivering(s)
 
 
 async def _wait(
@@ -201,13 +201,6 @@ async def _wait(
         return _report_raised(call, clock, s, copy, exception), (exception, None)
     value = task.result()
     return judge(call, clock, copy, value), (None, value)
-
-
-def _deliver(s: Settings) -> None:
-    from . import _stoic
-
-    if s.records is not None or _stoic.listening:
-        deliver(s.policy, s.records)
 
 
 def hedged_function(
